@@ -1,0 +1,1 @@
+"""GravityOCR training package: tokenizer, model, joint AR + block-diffusion loss, data, decoders."""
