@@ -1,0 +1,166 @@
+/**
+ * Vision encoder: the frozen PP-OCRv4 recognizer backbone (`ppocr-v4-rec-backbone.onnx`, cut at
+ * the input of its last MatMul) run on each strip of a region crop.
+ *
+ * The ONNX runtime is passed in (onnxruntime-web in the browser/worker or in Node,
+ * onnxruntime-node in tools), so this file imports no runtime and touches no DOM.
+ *
+ * Per strip: convert to RGB, resize to height 48 keeping the aspect ratio (width clamped to
+ * [16, 960]), pad the width with white to a multiple of 8, normalize (v/255-0.5)/0.5, run, and
+ * take the T x 120 output (T = W/8 for the padded width W).
+ */
+import { type Box, type Image, crop, padTo, resizeBilinear, toNCHW, toRGB } from './image.ts';
+import { type StripOptions, type Task, splitStrips } from './strips.ts';
+
+export const VISION_DIM = 120;
+export const STRIP_HEIGHT = 48;
+export const MIN_STRIP_WIDTH = 16;
+export const MAX_STRIP_WIDTH = 960;
+export const WIDTH_MULTIPLE = 8;
+
+/** The subset of an onnxruntime tensor we use. */
+export interface OrtTensorLike {
+  readonly dims: readonly number[];
+  readonly data: unknown;
+}
+
+/** The subset of an onnxruntime InferenceSession we use. */
+export interface OrtSessionLike {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Record<string, OrtTensorLike>): Promise<Record<string, OrtTensorLike>>;
+  release?(): Promise<void>;
+}
+
+/** The subset of the `onnxruntime-web` / `onnxruntime-node` module we use. */
+export interface OrtModuleLike {
+  Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensorLike;
+  InferenceSession: {
+    // Bytes or a path/URL; options are passed through untouched (executionProviders, threads…).
+    create(model: any, options?: any): Promise<OrtSessionLike>;
+  };
+}
+
+/** A strip resized and padded for the backbone. */
+export interface PreparedStrip {
+  /** 1x3x48xW float32, RGB, (v/255-0.5)/0.5. */
+  data: Float32Array;
+  /** Padded width W (multiple of 8). */
+  width: number;
+  /** Width of the resized content before padding. */
+  contentWidth: number;
+}
+
+/** Resized width for a strip of size w x h: aspect kept at height 48, clamped to [16, 960]. */
+export function targetWidth(w: number, h: number): number {
+  const raw = Math.round((w * STRIP_HEIGHT) / Math.max(1, h));
+  return Math.min(MAX_STRIP_WIDTH, Math.max(MIN_STRIP_WIDTH, raw));
+}
+
+/** Padded input width for content width cw. */
+export function paddedWidth(cw: number): number {
+  return Math.ceil(cw / WIDTH_MULTIPLE) * WIDTH_MULTIPLE;
+}
+
+/** Number of feature rows the backbone gives for an input of padded width W. */
+export function framesForWidth(paddedW: number): number {
+  return Math.floor(paddedW / WIDTH_MULTIPLE);
+}
+
+/** Resize + pad + normalize one strip image (any channel count). */
+export function prepareStrip(strip: Image): PreparedStrip {
+  if (strip.width <= 0 || strip.height <= 0) throw new Error('prepareStrip: empty strip');
+  const rgb = toRGB(strip);
+  const cw = targetWidth(rgb.width, rgb.height);
+  const resized = resizeBilinear(rgb, cw, STRIP_HEIGHT);
+  const W = paddedWidth(cw);
+  const padded = padTo(resized, W, STRIP_HEIGHT, 255);
+  return { data: toNCHW(padded, 0.5, 0.5), width: W, contentWidth: cw };
+}
+
+export interface RegionFeatures {
+  /** Concatenated rows (sum(stripRows) x 120) in reading order. */
+  features: Float32Array;
+  /** Feature rows per strip. */
+  stripRows: number[];
+  /** Strip boxes in crop coordinates, [x0,y0,x1,y1). */
+  strips: Box[];
+}
+
+export interface VisionEncoderOptions {
+  /** Input / output names; default: the session's first input/output. */
+  inputName?: string;
+  outputName?: string;
+}
+
+export class VisionEncoder {
+  readonly inputName: string;
+  readonly outputName: string;
+
+  constructor(
+    readonly ort: OrtModuleLike,
+    readonly session: OrtSessionLike,
+    opts: VisionEncoderOptions = {},
+  ) {
+    this.inputName = opts.inputName ?? session.inputNames[0];
+    this.outputName = opts.outputName ?? session.outputNames[0];
+  }
+
+  /**
+   * Create the session from model bytes or a path/URL. `sessionOptions` go to
+   * `InferenceSession.create` (e.g. `{executionProviders:['wasm']}` or
+   * `{intraOpNumThreads: 2}` for onnxruntime-node).
+   */
+  static async create(
+    ort: OrtModuleLike,
+    model: string | Uint8Array,
+    sessionOptions?: unknown,
+    opts?: VisionEncoderOptions,
+  ): Promise<VisionEncoder> {
+    const session = await ort.InferenceSession.create(model, sessionOptions);
+    return new VisionEncoder(ort, session, opts);
+  }
+
+  /** Run the backbone on an already prepared strip; returns T x 120 rows. */
+  async runPrepared(p: PreparedStrip): Promise<Float32Array> {
+    const x = new this.ort.Tensor('float32', p.data, [1, 3, STRIP_HEIGHT, p.width]);
+    const out = await this.session.run({ [this.inputName]: x });
+    const y = out[this.outputName];
+    const dims = y.dims;
+    if (dims.length !== 3 || dims[0] !== 1 || dims[2] !== VISION_DIM) {
+      throw new Error(`vision: unexpected output dims [${dims.join(',')}]`);
+    }
+    const data = y.data as Float32Array;
+    // Copy: some runtimes reuse output buffers.
+    return new Float32Array(data.subarray(0, dims[1] * VISION_DIM));
+  }
+
+  /** Features (T x 120, row-major) of one strip image. */
+  async encodeStrip(strip: Image): Promise<Float32Array> {
+    return this.runPrepared(prepareStrip(strip));
+  }
+
+  /**
+   * Split a region crop into strips (see strips.ts; 'formula' is always one strip) and encode
+   * each; features are concatenated in reading order (top to bottom).
+   */
+  async encodeRegion(region: Image, task: Task, stripOpts?: StripOptions): Promise<RegionFeatures> {
+    const boxes = splitStrips(region, task, stripOpts);
+    const parts: Float32Array[] = [];
+    const stripRows: number[] = [];
+    for (const b of boxes) {
+      const f = await this.encodeStrip(crop(region, b));
+      parts.push(f);
+      stripRows.push(f.length / VISION_DIM);
+    }
+    const total = parts.reduce((s, p) => s + p.length, 0);
+    const features = new Float32Array(total);
+    let o = 0;
+    for (const p of parts) { features.set(p, o); o += p.length; }
+    return { features, stripRows, strips: boxes };
+  }
+
+  async release(): Promise<void> {
+    await this.session.release?.();
+  }
+}
