@@ -52,12 +52,12 @@ export function toGray(img: Image): Image {
   const d = img.data;
   for (let i = 0; i < n; i++) {
     const p = i * c;
-    let v = (299 * d[p] + 587 * d[p + 1] + 114 * d[p + 2] + 500) / 1000;
+    let v = Math.floor((299 * d[p] + 587 * d[p + 1] + 114 * d[p + 2] + 500) / 1000);
     if (c === 4) {
       const a = d[p + 3];
-      v = (v * a + 255 * (255 - a)) / 255;
+      if (a !== 255) v = Math.round((v * a + 255 * (255 - a)) / 255);
     }
-    out[i] = Math.round(v) > 255 ? 255 : Math.round(v);
+    out[i] = v;
   }
   return { width: img.width, height: img.height, channels: 1, data: out };
 }
