@@ -26,7 +26,7 @@ export interface StripOptions {
   smallBandFrac?: number;
   /** Bands with a gap below this fraction of the typical height are joined. Default 0.12. */
   tinyGapFrac?: number;
-  /** Vertical padding as a fraction of the strip's ink height (into blank rows only). Default 0.2. */
+  /** Vertical padding as a fraction of the strip's ink height (into blank rows only). Default 0.3. */
   padYFrac?: number;
   /** Horizontal padding as a fraction of the strip's ink height. Default 0.25. */
   padXFrac?: number;
@@ -38,7 +38,7 @@ const DEFAULTS: Required<StripOptions> = {
   maxThreshold: 200,
   smallBandFrac: 0.5,
   tinyGapFrac: 0.12,
-  padYFrac: 0.2,
+  padYFrac: 0.3,
   padXFrac: 0.25,
   keepRules: false,
 };
