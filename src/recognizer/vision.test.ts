@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
+import { readFileSync } from 'node:fs';
 import { readPng } from '../../tools/vision/png.ts';
 import { readOnnxTensors } from '../../tools/vision/onnx_tensors.ts';
 import { ctcGreedy, headSoftmax, HEAD_B, HEAD_W, loadPpocrLabels, PPOCR_REC } from '../../tools/vision/ctc.ts';
@@ -71,5 +73,19 @@ describe('VisionEncoder (onnxruntime-node)', () => {
     const one = await enc.encodeRegion(img, 'formula');
     expect(one.stripRows.length).toBe(1);
     expect(r.features.every(Number.isFinite)).toBe(true);
+  });
+
+  it('onnxruntime-web (wasm, as in the browser worker) gives the same features', async () => {
+    ortWeb.env.wasm.numThreads = 1;
+    const bytes = new Uint8Array(readFileSync(BACKBONE));
+    const web = await VisionEncoder.create(ortWeb as unknown as OrtModuleLike, bytes, { executionProviders: ['wasm'] });
+    const img = readPng(LINE);
+    const a = await web.encodeRegion(img, 'text');
+    const b = await enc.encodeRegion(img, 'text');
+    expect(a.stripRows).toEqual(b.stripRows);
+    let m = 0;
+    for (let i = 0; i < a.features.length; i++) m = Math.max(m, Math.abs(a.features[i] - b.features[i]));
+    expect(m).toBeLessThan(5e-3);
+    await web.release();
   });
 });
