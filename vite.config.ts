@@ -13,6 +13,10 @@ export default defineConfig({
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },
-  build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 4096,
+    rollupOptions: { input: { main: 'index.html', selftest: 'selftest.html' } },
+  },
   optimizeDeps: { exclude: ['onnxruntime-web'] },
 });
