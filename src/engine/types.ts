@@ -1,0 +1,86 @@
+// Results the engine hands to the UI, the CLI and the benchmarks. Plain data (structured-clone
+// safe) so it crosses the worker boundary unchanged.
+import type { RoundTrace, Method, ForwardCounts } from '../decoding/trace';
+import type { RegionClass } from '../markdown/types';
+
+export type Box = [number, number, number, number];
+
+export interface DecodeSettings {
+  method: Method;
+  /** Self-spec: masks per draft window (B). Diffusion: block size. */
+  blockSize: number;
+  /** Direct diffusion: confidence threshold. */
+  threshold: number;
+  /** Cap on generated tokens per region. */
+  maxNewTokens: number;
+}
+
+export const DEFAULT_SETTINGS: DecodeSettings = { method: 'selfspec', blockSize: 32, threshold: 0.9, maxNewTokens: 768 };
+
+export interface TokenView {
+  /** Text of the token as it appears in the output. */
+  text: string;
+  /** Round that committed it. */
+  round: number;
+  /** True for the token the verifier supplied at the end of its round (correction or bonus). */
+  verifierToken: boolean;
+}
+
+export interface RoundView extends Omit<RoundTrace, 'drafted' | 'committed' | 'rejected' | 'a0'> {
+  drafted: string[];
+  committed: string[];
+  a0: string | null;
+  rejected: { index: number; draft: string; replacement: string } | null;
+}
+
+export interface RegionResult {
+  id: number;
+  cls: RegionClass;
+  box: Box;
+  score: number;
+  order: number;
+  task: 'text' | 'table' | 'formula' | null;
+  /** Recognized content (text with '\n' between lines, table HTML, LaTeX); '' for figures. */
+  text: string;
+  tokens: TokenView[];
+  rounds: RoundView[];
+  forwards: ForwardCounts;
+  tpf: number;
+  strips: number;
+  stop: string;
+}
+
+export interface PageStats {
+  regions: number;
+  tokens: number;
+  rounds: number;
+  forwards: number;
+  tpf: number;
+  layoutMs: number;
+  visionMs: number;
+  decodeMs: number;
+  totalMs: number;
+  tokPerS: number;
+}
+
+export interface PageResult {
+  pageIndex: number;
+  width: number;
+  height: number;
+  regions: RegionResult[];
+  markdown: string;
+  stats: PageStats;
+  method: Method;
+  backend: string;
+}
+
+export interface LoadProgress {
+  file: string;
+  loaded: number;
+  total: number;
+}
+
+export type PageEvent =
+  | { type: 'layout'; pageIndex: number; regions: Array<Pick<RegionResult, 'id' | 'cls' | 'box' | 'score' | 'order' | 'task'>> }
+  | { type: 'round'; pageIndex: number; regionId: number; round: RoundView; text: string }
+  | { type: 'region-done'; pageIndex: number; region: RegionResult };
