@@ -1,6 +1,6 @@
 // RoPE tables and the CPU twin of shaders/rope.wgsl (rotate-half on pairs (i, i + hd/2)).
-// The tables follow PyTorch's float32 recipe — inv_freq = 1 / θ^(2i/hd), angle = pos·inv_freq,
-// each rounded to f32 — so CPU, GPU and the exported model rotate by the same angles.
+// The tables follow training/gocr/model.py: θ_i = rope_theta^(−2i/hd) and angle = pos·θ_i in
+// float64, cos/sin rounded to f32 once — so CPU, GPU and PyTorch rotate by the same numbers.
 export interface RopeTables {
   cos: Float32Array; // [maxPos, hd/2]
   sin: Float32Array;
@@ -12,9 +12,9 @@ export function ropeTables(maxPos: number, hd: number, theta: number): RopeTable
   const cos = new Float32Array(maxPos * half);
   const sin = new Float32Array(maxPos * half);
   for (let i = 0; i < half; i++) {
-    const invFreq = Math.fround(1 / Math.fround(Math.pow(theta, Math.fround((2 * i) / hd))));
+    const invFreq = Math.pow(theta, (-2 * i) / hd);
     for (let p = 0; p < maxPos; p++) {
-      const a = Math.fround(p * invFreq);
+      const a = p * invFreq;
       cos[p * half + i] = Math.cos(a);
       sin[p * half + i] = Math.sin(a);
     }

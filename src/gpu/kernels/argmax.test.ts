@@ -18,11 +18,12 @@ describe.skipIf(!dev)('argmax.wgsl vs CPU twin', () => {
         logits[r * V + a] = 50;
         logits[r * V + b] = 50;
       }
-      const ids = ctx.storage(M * 4), margin = ctx.storage(M * 4);
-      argmax(ctx, { logits: ctx.upload(logits), ids, margin }, M, V);
+      const ids = ctx.storage(M * 4), margin = ctx.storage(M * 4), conf = ctx.storage(M * 4);
+      argmax(ctx, { logits: ctx.upload(logits), ids, margin, conf }, M, V);
       const ref = argmaxRef(logits, M, V);
       expect(Array.from(await ctx.readU32(ids, M))).toEqual(Array.from(ref.ids));
       expectClose('margin', await ctx.readF32(margin, M), ref.margin, 1e-6, 1e-6);
+      expectClose('conf', await ctx.readF32(conf, M), ref.conf, 1e-6, 1e-5);
     });
   }
 });
