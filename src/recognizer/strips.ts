@@ -218,7 +218,7 @@ export function splitStrips(img: Image, task: Task, options: StripOptions = {}):
   if (task === 'formula') {
     bands = [{ y0: bands[0].y0, y1: bands[bands.length - 1].y1 }];
   } else {
-    bands = mergeBands(bands, prof, o);
+    bands = mergeBands(bands, prof, comps, rule, medH, o);
   }
 
   const boxes: Box[] = [];
@@ -246,29 +246,22 @@ export function splitStrips(img: Image, task: Task, options: StripOptions = {}):
   return boxes;
 }
 
-/** Merge small bands and tiny gaps; split very tall bands at deep valleys. */
-function mergeBands(input: Band[], prof: Int32Array, o: Required<StripOptions>): Band[] {
-  let bands = input.map((b) => ({ ...b }));
-  const typical = (bs: Band[]): number => {
-    // Height of the "real" lines: median of the taller half of the bands.
-    const hs = bs.map((b) => b.y1 - b.y0).sort((a, b) => a - b);
-    return hs[Math.floor((hs.length * 3) / 4)] ?? hs[hs.length - 1];
-  };
+/**
+ * Typical height of one text line's ink band: median of the bands that look like single lines
+ * (between 0.8 and 3 glyph heights); 2 glyph heights when none does.
+ */
+function lineHeight(bands: Band[], medH: number): number {
+  const hs = bands.map((b) => b.y1 - b.y0).filter((h) => h >= 0.8 * medH && h <= 3 * medH);
+  return hs.length > 0 ? median(hs) : 2 * medH;
+}
 
-  // 1) Split tall bands (two touching lines) at a deep, central valley.
-  let Ht = typical(bands);
-  const split: Band[] = [];
-  for (const b of bands) {
-    const h = b.y1 - b.y0;
-    if (h < 1.7 * Ht || bands.length < 2) { split.push(b); continue; }
-    split.push(...splitTall(b, prof, Ht));
-  }
-  bands = split;
-
-  // 2) Join bands across tiny gaps and absorb small bands into their nearer neighbour.
+/** Merge small bands and tiny gaps, then split bands that hold several touching lines. */
+function mergeBands(input: Band[], prof: Int32Array, comps: Component[], rule: boolean[],
+  medH: number, o: Required<StripOptions>): Band[] {
+  const bands = input.map((b) => ({ ...b }));
   for (let changed = true; changed && bands.length > 1;) {
     changed = false;
-    Ht = typical(bands);
+    const Ht = lineHeight(bands, medH);
     // Tiny gaps first.
     for (let i = 0; i + 1 < bands.length; i++) {
       const gap = bands[i + 1].y0 - bands[i].y1;
@@ -295,20 +288,76 @@ function mergeBands(input: Band[], prof: Int32Array, o: Required<StripOptions>):
       changed = true;
     }
   }
-  return bands;
+  // Touching lines (tight line height, accents/descenders bridging the gap): split by baselines.
+  const out: Band[] = [];
+  for (const b of bands) {
+    if (b.y1 - b.y0 > 2.2 * medH) out.push(...splitByBaselines(b, prof, comps, rule, medH));
+    else out.push(b);
+  }
+  return out;
 }
 
-/** Recursively split a band at its lowest-ink row if the valley is deep and central. */
-function splitTall(b: Band, prof: Int32Array, Ht: number): Band[] {
-  const h = b.y1 - b.y0;
-  if (h < 1.7 * Ht) return [b];
-  const margin = Math.max(1, Math.floor(0.6 * Ht));
-  let peak = 0;
-  for (let y = b.y0; y < b.y1; y++) if (prof[y] > peak) peak = prof[y];
-  let best = -1;
-  for (let y = b.y0 + margin; y < b.y1 - margin; y++) {
-    if (best < 0 || prof[y] < prof[best]) best = y;
+/**
+ * Split a band at the rows between distinct text baselines. Baselines are clusters of the bottoms
+ * of glyph-sized components (dots, accents, commas and sub/superscripts are too small to count);
+ * descenders sit < 1.2 glyph heights below their baseline, so clusters closer than that are one
+ * line. The cut is the least-inked row between a baseline and the next line's x-height top.
+ */
+function splitByBaselines(b: Band, prof: Int32Array, comps: Component[], rule: boolean[], medH: number): Band[] {
+  const bottoms: number[] = [];
+  for (let i = 0; i < comps.length; i++) {
+    const c = comps[i];
+    if (rule[i] || c.y0 < b.y0 || c.y1 > b.y1) continue;
+    const h = c.y1 - c.y0;
+    if (h < 0.6 * medH || h > 2.5 * medH) continue;
+    bottoms.push(c.y1);
   }
-  if (best < 0 || prof[best] > 0.12 * peak) return [b];
-  return [...splitTall({ y0: b.y0, y1: best }, prof, Ht), ...splitTall({ y0: best + 1, y1: b.y1 }, prof, Ht)];
+  if (bottoms.length < 4) return [b];
+  bottoms.sort((x, y) => x - y);
+  // Greedy 1-D clustering, then join clusters closer than 1.2 medH (keeping the bigger).
+  let clusters: { y: number; n: number }[] = [];
+  let start = 0;
+  for (let i = 1; i <= bottoms.length; i++) {
+    if (i === bottoms.length || bottoms[i] - bottoms[i - 1] > 0.5 * medH) {
+      const part = bottoms.slice(start, i);
+      clusters.push({ y: part[part.length >> 1], n: part.length });
+      start = i;
+    }
+  }
+  for (let merged = true; merged;) {
+    merged = false;
+    for (let i = 0; i + 1 < clusters.length; i++) {
+      if (clusters[i + 1].y - clusters[i].y < 1.2 * medH) {
+        const a = clusters[i];
+        const c = clusters[i + 1];
+        clusters.splice(i, 2, { y: a.n >= c.n ? a.y : c.y, n: a.n + c.n });
+        merged = true;
+        break;
+      }
+    }
+  }
+  // A line has many glyphs on its baseline; a few raised/lowered marks (superscripts, daggers,
+  // subscripts) do not make a line.
+  const maxN = Math.max(...clusters.map((c) => c.n));
+  clusters = clusters.filter((c) => c.n >= Math.max(3, 0.2 * maxN));
+  if (clusters.length < 2) return [b];
+  const out: Band[] = [];
+  let y0 = b.y0;
+  for (let k = 0; k + 1 < clusters.length; k++) {
+    const lo = clusters[k].y;
+    const hi = Math.floor(clusters[k + 1].y - 0.8 * medH);
+    if (hi <= lo) continue;
+    let best = lo;
+    let bestV = Infinity;
+    const mid = (lo + hi) / 2;
+    for (let y = lo; y <= hi; y++) {
+      const v = prof[y];
+      if (v < bestV || (v === bestV && Math.abs(y - mid) < Math.abs(best - mid))) { best = y; bestV = v; }
+    }
+    if (best - y0 < 0.8 * medH) continue;
+    out.push({ y0, y1: best });
+    y0 = best;
+  }
+  out.push({ y0, y1: b.y1 });
+  return out;
 }
