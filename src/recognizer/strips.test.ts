@@ -64,6 +64,27 @@ describe('strip splitter', () => {
     expect(splitStrips(img, 'text', { smallBandFrac: 0, tinyGapFrac: 0 }).length).toBeGreaterThan(2);
   });
 
+  it('touching lines (ascenders reach into the line above) are split by baselines', () => {
+    const img = makeImage(400, 110, 1);
+    // Pitch 17 px for x-height 12: line 1's descenders overlap line 2's ascender rows.
+    textLine(img, 10, 30, 12, 380, 31);
+    textLine(img, 10, 47, 12, 380, 32);
+    textLine(img, 10, 64, 12, 200, 33);
+    textLine(img, 10, 95, 12, 380, 34); // a separate line below
+    // The three upper lines really touch: no blank row between them.
+    let blank = 0;
+    for (let y = 20; y < 66; y++) if (img.data.subarray(y * 400, (y + 1) * 400).every((v) => v === 255)) blank++;
+    expect(blank).toBe(0);
+    const s = splitStrips(img, 'text');
+    expect(s.length).toBe(4);
+    // A few raised marks over a line are not a line of their own.
+    const sup = makeImage(400, 60, 1);
+    textLine(sup, 10, 40, 12, 380, 35);
+    rect(sup, 100, 18, 104, 26);
+    rect(sup, 200, 18, 204, 26);
+    expect(splitStrips(sup, 'text').length).toBe(1);
+  });
+
   it('a fraction-like shape is one strip for formula', () => {
     const img = makeImage(200, 120, 1);
     textLine(img, 60, 35, 12, 80, 5);     // numerator
