@@ -1,26 +1,57 @@
-// App entry: file intake (drop / pick), page thumbnails and view, and the OCR worker via comlink.
+// App entry: file intake, page thumbnails/view, the OCR worker (comlink), live progress, cancel,
+// settings, and the Markdown / region panels.
 import './style.css';
 import * as Comlink from 'comlink';
 import { openDocument, type OpenDocument } from '../pdf/document';
 import { userMessage } from '../pdf/errors';
-import type { OcrWorkerApi, PageAnalysis } from '../worker/api';
+import type { EngineInfo, OcrWorkerApi, PageAnalysis } from '../worker/api';
+import type { DecodeSettings, PageEvent, PageResult, RegionResult } from '../engine/types';
+import { DEFAULT_SETTINGS } from '../engine/types';
+import { assembleDocument } from '../markdown/assemble';
 import { $, el } from './dom';
+import { renderMarkdown } from './preview';
+import { drawRegions } from './regions-view';
+import { renderRegionDetail, pageStatsHtml } from './trace-view';
 
 const worker = Comlink.wrap<OcrWorkerApi>(new Worker(new URL('../worker/ocr.worker.ts', import.meta.url), { type: 'module' }));
 
 interface State {
   doc: OpenDocument | null;
   current: number;
-  analyses: Map<number, PageAnalysis>;
-  /** Incremented per opened document; stale async work checks it and stops. */
+  analyses: Map<number, PageAnalysis & { backend: string }>;
+  results: Map<number, PageResult>;
+  /** Live regions (layout + partial text) of pages being read. */
+  live: Map<number, RegionResult[]>;
+  selected: number | null;
   generation: number;
+  running: boolean;
+  engine: EngineInfo | null;
 }
-const state: State = { doc: null, current: 0, analyses: new Map(), generation: 0 };
+const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, running: false, engine: null };
 
 function showError(message: string | null): void {
   const box = $('#error');
   box.textContent = message ?? '';
   box.hidden = !message;
+}
+
+function setProgress(text: string, fraction: number | null): void {
+  $('#progress-text').textContent = text;
+  const fill = $('#progress-fill');
+  fill.style.width = fraction === null ? '0%' : `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
+  $('#progress').classList.toggle('indeterminate', fraction === null);
+}
+
+function settings(): DecodeSettings {
+  const method = ($('#method') as HTMLSelectElement).value as DecodeSettings['method'];
+  const block = Math.round(Number(($('#block') as HTMLInputElement).value));
+  const threshold = Number(($('#threshold') as HTMLInputElement).value);
+  return {
+    ...DEFAULT_SETTINGS,
+    method,
+    blockSize: Number.isFinite(block) ? Math.min(64, Math.max(1, block)) : DEFAULT_SETTINGS.blockSize,
+    threshold: Number.isFinite(threshold) ? Math.min(1, Math.max(0.05, threshold)) : DEFAULT_SETTINGS.threshold,
+  };
 }
 
 async function openFile(file: File): Promise<void> {
@@ -29,15 +60,16 @@ async function openFile(file: File): Promise<void> {
   try {
     doc = await openDocument({ name: file.name, bytes: await file.arrayBuffer() });
   } catch (e) {
-    // The previous document (if any) stays on screen and usable.
     showError(`${file.name}: ${userMessage(e)}`);
     return;
   }
+  if (state.running) await cancel();
   const gen = ++state.generation;
   await state.doc?.close().catch(() => undefined);
-  state.doc = doc;
-  state.current = 0;
+  Object.assign(state, { doc, current: 0, selected: null });
   state.analyses.clear();
+  state.results.clear();
+  state.live.clear();
   document.body.dataset.state = 'loaded';
   $('#dropzone').hidden = true;
   for (const id of ['#thumbs', '#pageview', '#side']) $(id).hidden = false;
@@ -50,8 +82,9 @@ async function openFile(file: File): Promise<void> {
     b.addEventListener('click', () => void showPage(i));
     thumbs.append(b);
   }
+  updateMarkdown();
+  updateButtons();
   await showPage(0);
-  // Thumbnails and analysis one page at a time: the app stays responsive on long documents.
   for (let i = 0; i < doc.numPages && gen === state.generation; i++) {
     try {
       const bmp = await doc.render(i, { longSide: 220 });
@@ -62,28 +95,123 @@ async function openFile(file: File): Promise<void> {
       bmp.close();
       const img = thumbs.querySelector(`[data-page="${i}"] img`) as HTMLImageElement | null;
       if (img && gen === state.generation) img.src = c.toDataURL('image/png');
-      await analyze(i, gen);
+      const page = await doc.render(i, { dpi: 150 });
+      const a = await worker.analyzePage(i, Comlink.transfer(page, [page]));
+      if (gen !== state.generation) return;
+      state.analyses.set(i, a);
+      if (i === state.current) renderPageInfo();
     } catch (e) {
       if (gen === state.generation) showError(userMessage(e));
     }
   }
-  if (gen === state.generation) document.body.dataset.state = 'analyzed';
+  if (gen === state.generation) {
+    document.body.dataset.state = 'analyzed';
+    if (state.engine?.model) void readDocument();
+  }
 }
 
-async function analyze(i: number, gen: number): Promise<void> {
+async function readDocument(): Promise<void> {
   const doc = state.doc;
-  if (!doc || state.analyses.has(i)) return;
-  const bmp = await doc.render(i, { dpi: 150 });
-  const res = await worker.analyzePage(i, Comlink.transfer(bmp, [bmp]));
+  if (!doc || state.running || !state.engine?.model) return;
+  const gen = state.generation;
+  const s = settings();
+  state.running = true;
+  state.results.clear();
+  state.live.clear();
+  document.body.dataset.ocr = 'running';
+  updateButtons();
+  showError(null);
+  try {
+    for (let i = 0; i < doc.numPages; i++) {
+      if (gen !== state.generation || !state.running) break;
+      setProgress(`Reading page ${i + 1} of ${doc.numPages}…`, i / doc.numPages);
+      const page = await doc.render(i, { dpi: 150 });
+      const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, i, doc.numPages));
+      const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent);
+      if (gen !== state.generation) return;
+      state.results.set(i, res);
+      state.live.delete(i);
+      if (i === state.current) renderPageInfo();
+      updateMarkdown();
+    }
+    if (gen === state.generation && state.running) {
+      setProgress(`Done: ${doc.numPages} page${doc.numPages === 1 ? '' : 's'} read (${labelOf(s.method)}).`, 1);
+      document.body.dataset.ocr = 'done';
+    }
+  } catch (e) {
+    const cancelled = (e as Error).name === 'CancelledError' || /cancelled/.test(String((e as Error).message));
+    if (cancelled) {
+      setProgress('Cancelled.', null);
+      document.body.dataset.ocr = 'cancelled';
+    } else {
+      showError(`Recognition failed: ${(e as Error).message ?? e}`);
+      document.body.dataset.ocr = 'error';
+    }
+  } finally {
+    state.running = false;
+    updateButtons();
+  }
+}
+
+function onPageEvent(e: PageEvent, gen: number, pageIndex: number, numPages: number): void {
   if (gen !== state.generation) return;
-  state.analyses.set(i, res);
-  if (i === state.current) renderInfo();
+  if (e.type === 'layout') {
+    state.live.set(e.pageIndex, e.regions.map((r) => ({ ...r, text: '', tokens: [], rounds: [], forwards: { ar: 0, draft: 0, verify: 0, cacheWrite: 0 }, tpf: 0, strips: 0, stop: 'pending' })));
+  } else if (e.type === 'round') {
+    const r = state.live.get(e.pageIndex)?.find((x) => x.id === e.regionId);
+    if (r) {
+      r.text = e.text;
+      r.rounds.push(e.round);
+    }
+    const regions = state.live.get(e.pageIndex) ?? [];
+    const readable = regions.filter((x) => x.task);
+    const tokens = readable.reduce((s, x) => s + x.text.length, 0);
+    setProgress(`Reading page ${pageIndex + 1} of ${numPages}: ${readable.length} regions, ${tokens} characters so far…`, (pageIndex + 0.5) / numPages);
+  } else if (e.type === 'region-done') {
+    const list = state.live.get(e.pageIndex);
+    if (list) list[list.findIndex((x) => x.id === e.region.id)] = e.region;
+  }
+  if (e.pageIndex === state.current) renderPageInfo();
+}
+
+async function cancel(): Promise<void> {
+  if (!state.running) return;
+  state.running = false;
+  await worker.cancel();
+}
+
+function labelOf(m: DecodeSettings['method']): string {
+  return m === 'selfspec' ? 'self-speculative' : m === 'ar' ? 'autoregressive' : 'direct diffusion';
+}
+
+function updateButtons(): void {
+  const run = $('#run') as HTMLButtonElement;
+  run.disabled = !state.doc || state.running || !state.engine?.model;
+  $('#cancel').hidden = !state.running;
+  const md = documentMarkdown();
+  ($('#copy-md') as HTMLButtonElement).disabled = !md;
+  ($('#export-md') as HTMLButtonElement).disabled = !md;
+}
+
+function documentMarkdown(): string {
+  if (!state.doc || state.results.size === 0) return '';
+  const pages: string[] = [];
+  for (let i = 0; i < state.doc.numPages; i++) pages.push(state.results.get(i)?.markdown ?? '');
+  return assembleDocument(pages);
+}
+
+function updateMarkdown(): void {
+  const md = documentMarkdown();
+  $('#md-text').textContent = md;
+  renderMarkdown(md, $('#md-preview'));
+  updateButtons();
 }
 
 async function showPage(i: number): Promise<void> {
   const doc = state.doc;
   if (!doc) return;
   state.current = i;
+  state.selected = null;
   for (const b of document.querySelectorAll('#thumbs button')) b.setAttribute('aria-current', String(b.getAttribute('data-page') === String(i)));
   const bmp = await doc.render(i, { longSide: 1400 });
   const canvas = $('#page-canvas') as HTMLCanvasElement;
@@ -91,40 +219,61 @@ async function showPage(i: number): Promise<void> {
   canvas.height = bmp.height;
   canvas.getContext('2d')!.drawImage(bmp, 0, 0);
   bmp.close();
-  renderInfo();
+  renderPageInfo();
 }
 
-function renderInfo(): void {
+function currentRegions(): { regions: RegionResult[]; width: number } | null {
+  const res = state.results.get(state.current);
+  if (res) return { regions: res.regions, width: res.width };
+  const live = state.live.get(state.current);
   const a = state.analyses.get(state.current);
-  const dl = $('#page-info');
-  const rows: Array<[string, string]> = [['Page', `${state.current + 1} of ${state.doc?.numPages ?? 0}`]];
-  if (a) {
-    rows.push(['Rendered at', `${a.width} × ${a.height} px (150 dpi)`]);
-    rows.push(['Content box', a.contentBox ? `x ${a.contentBox.x0}–${a.contentBox.x1}, y ${a.contentBox.y0}–${a.contentBox.y1}` : 'blank page']);
-    rows.push(['Computed on', a.backend]);
-    rows.push(['Time', `${a.ms.toFixed(1)} ms`]);
-  } else rows.push(['Status', 'analysing…']);
-  dl.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { 'data-key': k }, v)]));
-  drawOverlay(a);
+  if (live && a) return { regions: live, width: a.width };
+  return null;
 }
 
-function drawOverlay(a: PageAnalysis | undefined): void {
-  const page = $('#page-canvas') as HTMLCanvasElement;
-  const ov = $('#overlay') as HTMLCanvasElement;
-  ov.width = page.width;
-  ov.height = page.height;
-  const ctx = ov.getContext('2d')!;
-  ctx.clearRect(0, 0, ov.width, ov.height);
-  if (!a?.contentBox) return;
-  const s = page.width / a.width;
-  const b = a.contentBox;
-  ctx.strokeStyle = 'rgba(59,91,219,0.8)';
-  ctx.setLineDash([6, 4]);
-  ctx.lineWidth = 2;
-  ctx.strokeRect(b.x0 * s, b.y0 * s, (b.x1 - b.x0 + 1) * s, (b.y1 - b.y0 + 1) * s);
+function renderPageInfo(): void {
+  const a = state.analyses.get(state.current);
+  const res = state.results.get(state.current);
+  const stats = $('#page-stats');
+  stats.innerHTML = '';
+  stats.append(pageStatsHtml(state.current, state.doc?.numPages ?? 0, a, res));
+  const cur = currentRegions();
+  drawRegions($('#overlay'), cur?.regions ?? [], cur ? ($('#page-canvas') as HTMLCanvasElement).clientWidth / cur.width : 1, state.selected, (id) => selectRegion(id));
+  renderSelected();
 }
 
-function setupIntake(): void {
+function selectRegion(id: number): void {
+  state.selected = id;
+  selectTab('region');
+  renderPageInfo();
+}
+
+function renderSelected(): void {
+  const cur = currentRegions();
+  const r = cur?.regions.find((x) => x.id === state.selected);
+  $('#region-empty').hidden = !!r;
+  const detail = $('#region-detail');
+  detail.replaceChildren();
+  if (r) renderRegionDetail(detail, r, state.results.get(state.current)?.method ?? settings().method);
+}
+
+function selectTab(which: 'md' | 'region'): void {
+  $('#tab-md').setAttribute('aria-selected', String(which === 'md'));
+  $('#tab-region').setAttribute('aria-selected', String(which === 'region'));
+  $('#panel-md').hidden = which !== 'md';
+  $('#panel-region').hidden = which !== 'region';
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown;charset=utf-8' }));
+  const a = el('a', { href: url, download: name }) as HTMLAnchorElement;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function setupControls(): void {
   const input = $('#file-input') as HTMLInputElement;
   input.addEventListener('change', () => {
     const f = input.files?.[0];
@@ -149,7 +298,28 @@ function setupIntake(): void {
     if (!state.doc || (e.target as HTMLElement).closest('input,select,textarea')) return;
     if (e.key === 'ArrowDown' || e.key === 'PageDown') void showPage(Math.min(state.doc.numPages - 1, state.current + 1));
     if (e.key === 'ArrowUp' || e.key === 'PageUp') void showPage(Math.max(0, state.current - 1));
+    if (e.key === 'Escape') void cancel();
   });
+  $('#method').addEventListener('change', () => {
+    $('#threshold-ctl').hidden = ($('#method') as HTMLSelectElement).value !== 'diffusion';
+  });
+  $('#run').addEventListener('click', () => void readDocument());
+  $('#cancel').addEventListener('click', () => void cancel());
+  $('#tab-md').addEventListener('click', () => selectTab('md'));
+  $('#tab-region').addEventListener('click', () => selectTab('region'));
+  $('#md-source').addEventListener('change', () => {
+    const src = ($('#md-source') as HTMLInputElement).checked;
+    $('#md-text').hidden = !src;
+    $('#md-preview').hidden = src;
+  });
+  $('#copy-md').addEventListener('click', () => {
+    void navigator.clipboard.writeText(documentMarkdown()).then(
+      () => setProgress('Markdown copied to the clipboard.', null),
+      () => showError('The browser refused clipboard access; use Export .md instead.'),
+    );
+  });
+  $('#export-md').addEventListener('click', () => download(`${(state.doc?.name ?? 'document').replace(/\.[^.]+$/, '')}.md`, documentMarkdown()));
+  window.addEventListener('resize', () => renderPageInfo());
 }
 
 function setupTheme(): void {
@@ -165,12 +335,23 @@ function setupTheme(): void {
 
 async function main(): Promise<void> {
   setupTheme();
-  setupIntake();
-  const info = await worker.init();
+  setupControls();
+  setProgress('Loading models…', 0);
+  const info = await worker.init(
+    Comlink.proxy((p: { file: string; loaded: number; total: number }) => {
+      setProgress(`Loading ${p.file}: ${(p.loaded / 1048576).toFixed(1)} / ${(p.total / 1048576).toFixed(1)} MB`, p.total ? p.loaded / p.total : null);
+    }),
+  );
+  state.engine = info;
   const badge = $('#backend');
   badge.textContent = info.kind === 'webgpu' ? `WebGPU · ${info.adapter}` : `CPU · ${info.adapter}`;
   badge.className = `badge ${info.kind}`;
+  if (info.error) {
+    showError(`The OCR models could not be loaded (${info.error}). Documents still open and render.`);
+    setProgress('Models unavailable.', 0);
+  } else setProgress(`Ready: ${info.model} + ${info.layout}, decoder on ${info.kind === 'webgpu' ? 'WebGPU' : 'CPU'}.`, 1);
   document.body.dataset.ready = 'true';
+  updateButtons();
 }
 
 void main();

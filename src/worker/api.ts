@@ -1,25 +1,34 @@
-// The typed protocol between the page and the OCR worker (comlink). The same interface is
-// implemented in-thread for Node tests and the CLI, so nothing here may touch the DOM.
+// The typed protocol between the page and the OCR worker (comlink). The engine behind it is
+// DOM-free and also runs in-thread (Node tests, CLI).
+import type { DecodeSettings, LoadProgress, PageEvent, PageResult } from '../engine/types';
 import type { InkBox } from '../reference/inkbbox';
 
-export interface BackendInfo {
-  /** 'webgpu' when a WebGPU adapter was found, else 'cpu'. */
+export interface EngineInfo {
+  /** 'webgpu' when the decoder runs on WGSL, else 'cpu'. */
   kind: 'webgpu' | 'cpu';
-  /** Human-readable adapter description, e.g. "google/swiftshader". */
+  /** Human-readable backend, e.g. the WebGPU adapter description. */
   adapter: string;
+  /** Recognizer model id and its manifest metrics; null when the models failed to load. */
+  model: string | null;
+  layout: string | null;
+  metrics?: Record<string, unknown>;
+  /** Why the models are unavailable (the app still renders and inspects documents). */
+  error?: string;
 }
 
 export interface PageAnalysis {
   pageIndex: number;
   width: number;
   height: number;
-  /** Bounding box of the page's ink (pixels darker than the threshold); null for a blank page. */
   contentBox: InkBox | null;
-  backend: BackendInfo['kind'];
-  ms: number;
 }
 
 export interface OcrWorkerApi {
-  init(): Promise<BackendInfo>;
-  analyzePage(pageIndex: number, bitmap: ImageBitmap): Promise<PageAnalysis>;
+  init(onProgress?: (p: LoadProgress) => void): Promise<EngineInfo>;
+  /** Page size and ink content box (WGSL inkbbox kernel, CPU twin without WebGPU). Needs no model. */
+  analyzePage(pageIndex: number, bitmap: ImageBitmap): Promise<PageAnalysis & { backend: 'webgpu' | 'cpu'; ms: number }>;
+  /** Reads one page. Events stream live through `onEvent`. Throws CancelledError on cancel(). */
+  recognizePage(pageIndex: number, bitmap: ImageBitmap, settings: DecodeSettings, onEvent?: (e: PageEvent) => void): Promise<PageResult>;
+  /** Stops the running recognizePage at its next round boundary. */
+  cancel(): void;
 }

@@ -1,53 +1,91 @@
-// The OCR worker: everything heavy runs here, off the page thread. Exposed with comlink.
+// The OCR worker: loads the engine once (models from the app's own origin, cached by the browser)
+// and reads pages off the page thread. Exposed with comlink.
 import * as Comlink from 'comlink';
-import type { BackendInfo, OcrWorkerApi, PageAnalysis } from './api';
+import * as ort from 'onnxruntime-web/wasm';
+import type { EngineInfo, OcrWorkerApi } from './api';
+import { OcrEngine } from '../engine/engine';
+import type { OrtModuleLike } from '../recognizer/vision';
+import { browserFetcher } from '../engine/fetcher';
+import { fromImageData } from '../recognizer/image';
 import { inkBBoxCpu } from '../reference/inkbbox';
 import { inkBBoxGpu } from '../gpu/kernels/inkbbox';
+import { makeLayoutModel } from '../engine/layout-adapter';
+import type { LoadProgress } from '../engine/types';
 
-let device: GPUDevice | null = null;
-let backend: BackendInfo | null = null;
+const base = new URL('../', self.location.href);
+ort.env.wasm.wasmPaths = new URL('vendor/ort/', base).href;
+ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
 
-async function init(): Promise<BackendInfo> {
-  if (backend) return backend;
-  const gpu = (self.navigator as Navigator & { gpu?: GPU }).gpu;
-  const adapter = gpu ? await gpu.requestAdapter().catch(() => null) : null;
-  if (adapter) {
-    try {
-      device = await adapter.requestDevice();
-      device.lost.then(() => {
-        device = null;
-        backend = { kind: 'cpu', adapter: 'WebGPU device lost — CPU fallback' };
-      });
-      const info = adapter.info;
-      backend = { kind: 'webgpu', adapter: [info.vendor, info.architecture, info.description].filter(Boolean).join(' / ') || 'unknown adapter' };
-      return backend;
-    } catch {
-      device = null;
-    }
+let engine: OcrEngine | null = null;
+let info: Promise<EngineInfo> | null = null;
+const signal = { aborted: false };
+
+async function load(onProgress?: (p: LoadProgress) => void): Promise<EngineInfo> {
+  try {
+    engine = await OcrEngine.load(browserFetcher(new URL('models/', base).href), {
+      ort: ort as unknown as OrtModuleLike,
+      ortSessionOptions: { executionProviders: ['wasm'] },
+      prefer: 'webgpu',
+      makeLayout: makeLayoutModel,
+      onProgress,
+    });
+    const kind = engine.backend === 'cpu' ? 'cpu' : 'webgpu';
+    return {
+      kind,
+      adapter: kind === 'cpu' ? ((self.navigator as Navigator & { gpu?: GPU }).gpu ? 'no usable WebGPU adapter — CPU decoder' : 'WebGPU unavailable — CPU decoder') : engine.backend,
+      model: engine.index.recognizer,
+      layout: engine.layout.name,
+      metrics: (engine.manifest.metrics as Record<string, unknown>) ?? undefined,
+    };
+  } catch (e) {
+    engine = null;
+    return { kind: 'cpu', adapter: 'not loaded', model: null, layout: null, error: (e as Error).message ?? String(e) };
   }
-  backend = { kind: 'cpu', adapter: gpu ? 'no WebGPU adapter — CPU fallback' : 'WebGPU unavailable — CPU fallback' };
-  return backend;
 }
 
-function pixelsOf(bitmap: ImageBitmap): Uint32Array {
+function pageImage(bitmap: ImageBitmap) {
   const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
   if (!ctx) throw new Error('OffscreenCanvas 2d context unavailable');
   ctx.drawImage(bitmap, 0, 0);
-  const data = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
-  return new Uint32Array(data.buffer, data.byteOffset, data.byteLength / 4);
+  bitmap.close();
+  return fromImageData(ctx.getImageData(0, 0, canvas.width, canvas.height));
+}
+
+let inkDevice: Promise<GPUDevice | null> | null = null;
+function getInkDevice(): Promise<GPUDevice | null> {
+  inkDevice ??= (async () => {
+    const gpu = (self.navigator as Navigator & { gpu?: GPU }).gpu;
+    const adapter = gpu ? await gpu.requestAdapter().catch(() => null) : null;
+    return adapter ? adapter.requestDevice().catch(() => null) : null;
+  })();
+  return inkDevice;
 }
 
 const api: OcrWorkerApi = {
-  init,
-  async analyzePage(pageIndex, bitmap): Promise<PageAnalysis> {
-    const info = await init();
+  async analyzePage(pageIndex, bitmap) {
     const t0 = performance.now();
-    const { width, height } = bitmap;
-    const pixels = pixelsOf(bitmap);
-    bitmap.close();
-    const contentBox = device ? await inkBBoxGpu(device, pixels, width, height) : inkBBoxCpu(pixels, width, height);
-    return { pageIndex, width, height, contentBox, backend: device ? 'webgpu' : info.kind === 'webgpu' ? 'cpu' : info.kind, ms: performance.now() - t0 };
+    const img = pageImage(bitmap);
+    const px = new Uint32Array(img.data.buffer, img.data.byteOffset, img.width * img.height);
+    const device = await getInkDevice();
+    const contentBox = device ? await inkBBoxGpu(device, px, img.width, img.height) : inkBBoxCpu(px, img.width, img.height);
+    return { pageIndex, width: img.width, height: img.height, contentBox, backend: device ? 'webgpu' : 'cpu', ms: performance.now() - t0 };
+  },
+  init(onProgress) {
+    info ??= load(onProgress);
+    return info;
+  },
+  async recognizePage(pageIndex, bitmap, settings, onEvent) {
+    await api.init();
+    if (!engine) {
+      bitmap.close();
+      throw new Error((await info)?.error ?? 'models not loaded');
+    }
+    signal.aborted = false;
+    return engine.recognizePage(pageImage(bitmap), pageIndex, settings, { onEvent, signal });
+  },
+  cancel() {
+    signal.aborted = true;
   },
 };
 
