@@ -382,7 +382,7 @@ export function buildPage(seed: number, corpus: Corpus, availableFonts: readonly
   // ---------------- columns
   const counters = { sec: rng.int(0, 4), sub: 0, tab: rng.int(0, 4), fig: rng.int(0, 4), eq: 0 };
   const bodyH = H - mt - mb;
-  const capacity = bodyH * columns * (hasTitle ? 0.75 : 1) * 2.0;
+  const capacity = bodyH * columns * (hasTitle ? 0.75 : 1) * 2.5;
   const weights: [string, number][] =
     style === 'paper'
       ? [['text', 10], ['heading', 2], ['formula', 3.5], ['table', 1.5], ['figure', 1.2], ['list', 0.8]]

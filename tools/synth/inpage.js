@@ -57,6 +57,17 @@
     return lines.map((l) => ({ box: l.box, text: l.words.join(' ') }));
   }
 
+  function outerH(el) {
+    const r = el.getBoundingClientRect();
+    let m = 0;
+    const first = el.firstElementChild, last = el.lastElementChild;
+    if (first) m += parseFloat(getComputedStyle(first).marginTop) || 0;
+    if (last) m += parseFloat(getComputedStyle(last).marginBottom) || 0;
+    const cs = getComputedStyle(el);
+    m += (parseFloat(cs.marginTop) || 0) + (parseFloat(cs.marginBottom) || 0);
+    return r.height + m;
+  }
+
   function prune(pg) {
     const cols = pg.querySelector('.cols');
     if (!cols) return 0;
@@ -64,36 +75,73 @@
     const n = parseInt(cs.columnCount) || 1;
     const gap = parseFloat(cs.columnGap) || 0;
     let removed = 0;
-    // greedy fill: drop the first block that is too wide or overflows the last column, re-layout,
-    // repeat (later, smaller blocks may still fit); reading order stays DOM order
-    for (let iter = 0; iter < 120; iter++) {
-      const cr = cols.getBoundingClientRect();
-      const colW = (cr.width - gap * (n - 1)) / n;
+    let cr = cols.getBoundingClientRect();
+    const colW = (cr.width - gap * (n - 1)) / n;
+    const lastLeft = cr.left + (n - 1) * (colW + gap);
+    // 1. content wider than a column (wide tables/formulas/figures)
+    for (const blk of [...cols.children]) {
+      for (const el of blk.querySelectorAll('table, .eq, svg, .R')) {
+        if (el.getBoundingClientRect().width > colW + 0.5) {
+          blk.remove();
+          removed++;
+          break;
+        }
+      }
+    }
+    // 2. overflow: keep blocks in order; after the first one that does not fit, keep only later
+    //    blocks that fit into the space left at the end of the last column (reading order = DOM order)
+    for (let iter = 0; iter < 20; iter++) {
+      cr = cols.getBoundingClientRect();
       const blocks = [...cols.children];
       let bad = -1;
-      for (let i = 0; i < blocks.length && bad < 0; i++) {
+      for (let i = 0; i < blocks.length; i++) {
         const r = blocks[i].getBoundingClientRect();
-        if (r.bottom > cr.bottom + 0.5 || r.right > cr.right + 0.5 || r.height === 0) bad = i;
-        else
-          for (const el of blocks[i].querySelectorAll('table, .eq, svg, .R')) {
-            if (el.getBoundingClientRect().width > colW + 0.5) {
-              bad = i;
-              break;
-            }
-          }
+        if (r.bottom > cr.bottom + 0.5 || r.right > cr.right + 0.5 || r.height === 0) {
+          bad = i;
+          break;
+        }
       }
-      if (bad < 0) {
-        // a heading must be followed by content in the same column
-        const hs = blocks.filter((b, i) => {
-          if (!b.classList.contains('hb')) return false;
-          const nx = blocks[i + 1];
-          if (!nx) return true;
-          return nx.getBoundingClientRect().left > b.getBoundingClientRect().left + 1;
-        });
-        if (hs.length === 0) break;
-        hs[0].remove();
-      } else blocks[bad].remove();
+      if (bad < 0) break;
+      let bottom = cr.top;
+      for (let i = 0; i < bad; i++) {
+        const r = blocks[i].getBoundingClientRect();
+        if (r.left >= lastLeft - 1) bottom = Math.max(bottom, r.bottom);
+      }
+      let free = cr.bottom - bottom - 2;
+      const heights = blocks.map((b, i) => (i > bad ? outerH(b) : 0));
+      blocks[bad].remove();
       removed++;
+      for (let j = bad + 1; j < blocks.length; j++) {
+        if (heights[j] <= free) free -= heights[j];
+        else {
+          blocks[j].remove();
+          removed++;
+        }
+      }
+    }
+    // 3. a heading must be followed by content in the same column
+    for (let iter = 0; iter < 10; iter++) {
+      const blocks = [...cols.children];
+      const hs = blocks.filter((b, i) => {
+        if (!b.classList.contains('hb')) return false;
+        const nx = blocks[i + 1];
+        if (!nx) return true;
+        return nx.getBoundingClientRect().left > b.getBoundingClientRect().left + 1;
+      });
+      if (hs.length === 0) break;
+      hs[0].remove();
+      removed++;
+    }
+    // 4. safety: anything still outside is dropped with everything after it
+    cr = cols.getBoundingClientRect();
+    const blocks = [...cols.children];
+    for (let i = 0; i < blocks.length; i++) {
+      const r = blocks[i].getBoundingClientRect();
+      if (r.bottom > cr.bottom + 0.5 || r.right > cr.right + 0.5) {
+        for (let j = i; j < blocks.length; j++) blocks[j].remove();
+        removed += blocks.length - i;
+        break;
+      }
     }
     return removed;
   }

@@ -7,7 +7,7 @@
  * LaTeX:   tokens are control words (\alpha), control symbols (\{ \, \\), and single characters.
  *          Whitespace is dropped, except one space after a control word when the next token is a
  *          letter (needed to keep `\alpha b` apart), and inside \text{...}-like groups where runs
- *          collapse to one space. Aliases map to one spelling (\le -> \leq, \ge -> \geq,
+ *          collapse to one space (leading/trailing spaces inside the group are kept: they render). Aliases map to one spelling (\le -> \leq, \ge -> \geq,
  *          \ne -> \neq, \rightarrow -> \to, \lbrace -> \{, \rbrace -> \}, \dots stays).
  *          A braced script with a single letter/digit loses its braces (x^{2} -> x^2, but x^{10}
  *          and x^{\alpha} stay). Surrounding `$`, `$$`, `\[ \]`, `\( \)` are removed.
@@ -101,7 +101,7 @@ export function normalizeLatex(src: string): string {
     const t = toks[i];
     if (t === ' ') {
       if (textDepth >= 0) {
-        if (kept[kept.length - 1] !== ' ' && kept[kept.length - 1] !== '{') kept.push(' ');
+        if (kept[kept.length - 1] !== ' ') kept.push(' ');
       } else {
         // keep separation between a control word and a following letter
         const prev = kept[kept.length - 1];
@@ -115,10 +115,7 @@ export function normalizeLatex(src: string): string {
       if (pendingText && textDepth < 0) textDepth = depth;
       pendingText = false;
     } else if (t === '}') {
-      if (textDepth >= 0 && depth === textDepth) {
-        if (kept[kept.length - 1] === ' ') kept.pop();
-        textDepth = -1;
-      }
+      if (textDepth >= 0 && depth === textDepth) textDepth = -1;
       depth--;
     } else {
       pendingText = TEXT_CMDS.has(t) && textDepth < 0;
