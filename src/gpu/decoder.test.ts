@@ -61,3 +61,28 @@ describe.skipIf(!dev)('GpuDecoder vs CpuDecoder', () => {
     gpu.dispose();
   });
 });
+
+describe.skipIf(!dev)('GpuDecoder on exported models (golden.json)', async () => {
+  const { findGoldenModels, loadGoldenModel, replayGolden } = await import('../reference/golden.ts');
+  const dirs = findGoldenModels();
+  if (dirs.length === 0) console.warn('golden: no public/models/*/golden.json yet; GPU golden replay skipped');
+  for (const dir of dirs) {
+    it(`${dir}: WGSL vs CPU within 1e-3, identical greedy ids`, async () => {
+      const g = loadGoldenModel(dir);
+      const gpu = new GpuDecoder(dev!.device, g.weights, g.config, dev!.description);
+      const cpu = new CpuDecoder(g.weights, g.config);
+      for (const [n, c] of g.cases.entries()) {
+        const rg = await replayGolden(gpu, c, g.config);
+        const rc = await replayGolden(cpu, c, g.config);
+        expectClose(`case ${n} prefix`, rg.prefixLast, rc.prefixLast, 1e-3, 1e-3);
+        expectClose(`case ${n} draft`, rg.draft, rc.draft, 1e-3, 1e-3);
+        expectClose(`case ${n} verify`, rg.verify, rc.verify, 1e-3, 1e-3);
+        expect(Array.from(rg.draftIds)).toEqual(Array.from(rc.draftIds));
+        expect(Array.from(rg.verifyIds)).toEqual(Array.from(rc.verifyIds));
+        expect(rg.greedy).toEqual(rc.greedy);
+        expect(rg.greedy).toEqual(c.greedy_ids);
+      }
+      gpu.dispose();
+    });
+  }
+});

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DEFAULT_SETTINGS, type DecodeSettings, type PageResult } from '../../src/engine/types';
 import { assembleDocument } from '../../src/markdown/assemble';
-import { userMessage } from '../../src/pdf/errors';
+import { DocError, sniffKind, userMessage } from '../../src/pdf/errors';
 import { createNodeEngine } from './node-engine';
 import { pageImages } from './pages';
 
@@ -41,6 +41,7 @@ function parse(argv: string[]) {
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   const bytes = new Uint8Array(readFileSync(o.file!));
+  if (sniffKind(bytes) === 'unknown') throw new DocError('not-pdf');
   const engine = await createNodeEngine({ backend: o.backend });
   const settings: DecodeSettings = { ...DEFAULT_SETTINGS, method: o.mode === 'spec' ? 'selfspec' : (o.mode as 'ar' | 'diffusion'), blockSize: o.block, threshold: o.threshold };
   console.error(`engine: ${engine.index.recognizer} + ${engine.layout.name}, decoder on ${engine.backend}, ${settings.method} B=${settings.blockSize}`);
