@@ -334,6 +334,8 @@ function setupTheme(): void {
 }
 
 async function main(): Promise<void> {
+  // Production builds work offline after the first visit (public/sw.js); dev server is left alone.
+  if (import.meta.env.PROD && 'serviceWorker' in navigator) void navigator.serviceWorker.register('./sw.js').catch(() => undefined);
   setupTheme();
   setupControls();
   setProgress('Loading models…', 0);
