@@ -48,6 +48,10 @@ describe('assemblePage', () => {
       ].join('\n\n'),
     );
   });
+  it('escapes HTML-looking text in text regions but not in tables', () => {
+    const md = assemblePage([r('text', 0, 'a <img src=x onerror=alert(1)> & <script>x</script> &amp;'), r('table', 1, '<table><tr><td>a</td></tr></table>')]);
+    expect(md).toBe('a &lt;img src=x onerror=alert(1)&gt; &amp; &lt;script&gt;x&lt;/script&gt; &amp;\n\n<table><tr><td>a</td></tr></table>');
+  });
   it('keeps furniture on request and drops empty regions', () => {
     const md = assemblePage([r('page_number', 1, '3'), r('text', 0, '  ')], { keepFurniture: true });
     expect(md).toBe('3');

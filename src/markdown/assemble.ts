@@ -31,11 +31,19 @@ export function bareLatex(latex: string): string {
   return s.trim();
 }
 
+/**
+ * Text regions are plain text: `<` and `&` are escaped so that text which merely *looks* like HTML
+ * (`<script>`, `<img onerror=…>`) stays text in every Markdown viewer. Only tables carry HTML.
+ */
+export function escapeText(s: string): string {
+  return s.replace(/&(?!(?:[a-z]+|#\d+|#x[0-9a-f]+);)/gi, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 const BULLET = /^(?:[•◦▪‣●○■□·*–—-]\s+)/;
 const NUMBERED = /^(\(?\d{1,3}[.)]|\(?[a-z][.)])\s+/;
 
 export function regionMarkdown(r: AssembledRegion): string | null {
-  const text = r.text ?? '';
+  const text = r.cls === 'table' || r.cls === 'formula' ? (r.text ?? '') : escapeText(r.text ?? '');
   switch (r.cls) {
     case 'title':
       return `# ${joinLines(text)}`;
