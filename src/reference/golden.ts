@@ -1,0 +1,85 @@
+// Golden vectors (docs/ARCHITECTURE.md): training/export.py writes public/models/<id>/golden.json
+// beside model.safetensors and config.json. These helpers (Node only) find them and replay a case
+// on any DecoderBackend: the prefix's last logits, the draft and verify windows, greedy ids.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeAR } from '../decoding/ar.ts';
+import type { ModelConfig } from '../recognizer/config.ts';
+import { buildPrefix, loadModel, type DecoderBackend, type DecoderWeights, type PrefixInput, type WindowMode } from '../recognizer/model.ts';
+
+export interface GoldenWindow {
+  committed: number[];
+  window: number[];
+  logits: number[][];
+}
+
+export interface GoldenCase {
+  task: string;
+  vision_shape: [number, number];
+  vision: number[];
+  strips: number[];
+  prompt_ids: number[];
+  prefix_last_logits: number[];
+  greedy_ids: number[];
+  draft: GoldenWindow;
+  verify: GoldenWindow;
+}
+
+export interface GoldenModel {
+  dir: string;
+  config: ModelConfig;
+  weights: DecoderWeights;
+  cases: GoldenCase[];
+}
+
+/** Every public/models/<id>/ that holds golden.json + model.safetensors + config.json. */
+export function findGoldenModels(root = join(process.cwd(), 'public', 'models')): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .map((d) => join(root, d))
+    .filter((d) => ['golden.json', 'model.safetensors', 'config.json'].every((f) => existsSync(join(d, f))));
+}
+
+export function loadGoldenModel(dir: string): GoldenModel {
+  const { weights, config } = loadModel(readFileSync(join(dir, 'model.safetensors')), readFileSync(join(dir, 'config.json'), 'utf8'));
+  const cases = (JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8')) as { cases: GoldenCase[] }).cases;
+  return { dir, config, weights, cases };
+}
+
+export function goldenPrefix(c: GoldenCase, config: ModelConfig): PrefixInput {
+  return buildPrefix(Float32Array.from(c.vision), c.strips, c.prompt_ids, config);
+}
+
+export interface GoldenReplay {
+  prefixLast: Float32Array;
+  draft: Float32Array; // [(B+1), V]
+  verify: Float32Array;
+  draftIds: Int32Array;
+  verifyIds: Int32Array;
+  greedy: number[]; // committed tokens, EOS included when emitted
+}
+
+/** Replays a case: windows start at prefix_len − 1 + len(committed), with causal K/V before them. */
+export async function replayGolden(backend: DecoderBackend, c: GoldenCase, config: ModelConfig): Promise<GoldenReplay> {
+  const prefix = goldenPrefix(c, config);
+  const p0 = prefix.ids.length - 1;
+  const x0 = prefix.ids[p0];
+  const capacity = Math.min(config.max_positions, prefix.ids.length + c.greedy_ids.length + 2 * c.draft.window.length + 4);
+  await backend.prefill([prefix], { capacity });
+  const [first] = await backend.forward([{ seq: 0, start: p0, ids: [x0], mode: 'causal' }], { logits: true });
+
+  const runWindow = async (g: GoldenWindow, mode: WindowMode) => {
+    await backend.prefill([prefix], { capacity });
+    const history = [x0, ...g.committed];
+    if (history.length > 1) await backend.forward([{ seq: 0, start: p0, ids: history.slice(0, -1), mode: 'causal' }]);
+    const [o] = await backend.forward([{ seq: 0, start: p0 + g.committed.length, ids: g.window, mode }], { logits: true });
+    return o;
+  };
+  const d = await runWindow(c.draft, 'draft');
+  const v = await runWindow(c.verify, 'causal');
+
+  const eos = config.eos_id;
+  const [ar] = await decodeAR(backend, [prefix], { maxNewTokens: Math.max(1, c.greedy_ids.length), capacity });
+  const greedy = ar.stop === 'eos' ? [...ar.tokens, eos] : ar.tokens;
+  return { prefixLast: first.logits!, draft: d.logits!, verify: v.logits!, draftIds: d.ids, verifyIds: v.ids, greedy };
+}
