@@ -1,0 +1,8 @@
+// Quality metrics for the benchmark and for training-time evaluation (pure TS, no DOM).
+export { levenshtein, normalizedLevenshtein, nes, chars } from './levenshtein.ts';
+export { cer, corpusCer, textEdits, type EditCount } from './text.ts';
+export { teds, tedsBoth, tableTree, type TedsScores } from './teds.ts';
+export { formulaNes, formulaExact, latexTokens } from './formula.ts';
+export { treeEditDistance, treeSize, type Tree, type EditCosts } from './tree-edit.ts';
+export { readingOrderText, pageTextEdits, BODY_TEXT_CLASSES, type OrderedText } from './page.ts';
+export { LENGTH_BUCKETS, lengthBucket, mean, median, ratio, perSecond, pooledTpf, groupBy, type LengthBucket } from './stats.ts';
