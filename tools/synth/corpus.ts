@@ -26,7 +26,7 @@ export function loadCorpus(dir = DEFAULT_CORPUS_DIR): Corpus {
   const wraw = readFileSync(wp, 'utf8');
   const sentences = sraw.split('\n').filter((l) => l.length > 0);
   const words = wraw.split('\n').filter((l) => l.length > 0);
-  if (sentences.length < 50 || words.length < 50) throw new Error(`synth: corpus at ${dir} is too small (${sentences.length} sentences, ${words.length} words)`);
+  if (sentences.length < 20 || words.length < 20) throw new Error(`synth: corpus at ${dir} is too small (${sentences.length} sentences, ${words.length} words)`);
   const hash = createHash('sha256').update(sraw).update(wraw).digest('hex').slice(0, 12);
   return { sentences, words, hash };
 }

@@ -106,5 +106,5 @@ export function svgFigure(rng: Rng, w: number, h: number, font: string, words: s
       parts.push(rng.chance(0.5) ? `<circle cx="${f1(x)}" cy="${f1(y)}" r="2.5" fill="${c}"/>` : `<rect x="${f1(x - 2)}" y="${f1(y - 2)}" width="4" height="4" fill="${c}"/>`);
     }
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${f1(w)}" height="${f1(h)}" viewBox="0 0 ${f1(w)} ${f1(h)}" font-family="${font.replace(/"/g, "'")}">${parts.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" text-rendering="geometricPrecision" width="${f1(w)}" height="${f1(h)}" viewBox="0 0 ${f1(w)} ${f1(h)}" font-family="${font.replace(/"/g, "'")}">${parts.join('')}</svg>`;
 }
