@@ -17,7 +17,7 @@ describe('vision preprocessing', () => {
   it('width policy: aspect kept at height 48, clamped, padded to 8', () => {
     expect(targetWidth(100, 24)).toBe(200);
     expect(targetWidth(3, 40)).toBe(16);
-    expect(targetWidth(5000, 40)).toBe(960);
+    expect(targetWidth(5000, 40)).toBe(1280);
     expect(paddedWidth(201)).toBe(208);
     const p = prepareStrip(readPng(LINE));
     expect(p.width % 8).toBe(0);

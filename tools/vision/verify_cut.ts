@@ -19,7 +19,7 @@ const cut = await ort.InferenceSession.create(backbone, opts);
 console.log('backbone inputs', cut.inputNames, 'outputs', cut.outputNames);
 
 // T vs W.
-for (const W of [16, 24, 32, 40, 64, 100, 128, 320, 321, 960]) {
+for (const W of [16, 24, 32, 40, 64, 100, 128, 320, 321, 960, 1280]) {
   const x = new ort.Tensor('float32', new Float32Array(3 * 48 * W), [1, 3, 48, W]);
   const y = (await cut.run({ x }))[cut.outputNames[0]];
   console.log(`W=${W} -> dims [${y.dims.join(',')}]  ceil(W/8)=${Math.ceil(W / 8)}`);
