@@ -1,0 +1,99 @@
+"""Packed vision features (data/features/<split>/features.f16 + index.jsonl) and length batching.
+
+features.f16: little-endian float16 rows of vision_dim; index.jsonl lines:
+{"id","task":"text|table|formula","target","offset":row0,"strips":[rows_strip0, ...]}.
+Batches are grouped by length under a token budget (Bs * Lmax, Lmax = P + 3R of the gravity
+layout); the curriculum admits short samples first and widens the length cap linearly.
+"""
+import json
+import os
+
+import numpy as np
+
+
+class PackedFeatures:
+    def __init__(self, split_dir, tok, cfg, max_len=None, max_target=None):
+        self.dir = split_dir
+        vd = cfg.vision_dim
+        path = os.path.join(split_dir, "features.f16")
+        self.feats = np.memmap(path, dtype="<f2", mode="r")
+        if self.feats.size % vd:
+            raise ValueError(f"{path}: size {self.feats.size} is not a multiple of vision_dim {vd}")
+        self.feats = self.feats.reshape(-1, vd)
+        self.items, self.skipped = [], 0
+        B = cfg.block_size
+        max_len = max_len or cfg.max_positions
+        with open(os.path.join(split_dir, "index.jsonl"), encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                ids = tok.encode(r["target"])
+                n_rows = int(sum(r["strips"]))
+                P = n_rows + len(r["strips"])  # rows + (strips-1) seps + task
+                if (max_target and len(ids) > max_target) or P + len(ids) + B > max_len \
+                        or r["offset"] + n_rows > len(self.feats):
+                    self.skipped += 1
+                    continue
+                self.items.append({"id": r["id"], "task": r["task"], "target": r["target"],
+                                   "offset": int(r["offset"]), "strips": [int(s) for s in r["strips"]],
+                                   "ids": ids, "task_id": tok.task_ids[r["task"]],
+                                   "P": P, "R": len(ids) + B})
+        self.lengths = np.array([it["P"] + 3 * it["R"] for it in self.items])
+
+    def __len__(self):
+        return len(self.items)
+
+    def get(self, i):
+        it = dict(self.items[i])
+        n = sum(it["strips"])
+        it["feats"] = np.asarray(self.feats[it["offset"]:it["offset"] + n])
+        return it
+
+
+class BatchStream:
+    """Endless length-bucketed batches; curriculum over the first `curriculum_steps` steps."""
+
+    def __init__(self, ds, max_tokens, seed=0, curriculum_steps=0, start_quantile=0.3, max_batch=64):
+        self.ds, self.max_tokens, self.max_batch = ds, max_tokens, max_batch
+        self.rng = np.random.default_rng(seed)
+        self.curriculum_steps = curriculum_steps
+        L = ds.lengths
+        self.cap0 = float(np.quantile(L, start_quantile)) if len(L) else 0
+        self.cap1 = float(L.max()) if len(L) else 0
+        self.queue = []
+
+    def cap(self, step):
+        if self.curriculum_steps <= 0:
+            return self.cap1
+        f = min(1.0, step / self.curriculum_steps)
+        return self.cap0 + f * (self.cap1 - self.cap0)
+
+    def _refill(self, step):
+        cap = self.cap(step)
+        pool = np.nonzero(self.ds.lengths <= cap)[0]
+        pool = self.rng.permutation(pool)
+        chunk = 2048
+        batches = []
+        for c in range(0, len(pool), chunk):
+            part = pool[c:c + chunk]
+            part = part[np.argsort(self.ds.lengths[part], kind="stable")]
+            cur, lmax = [], 0
+            for i in part:
+                l = int(self.ds.lengths[i])
+                if cur and (max(lmax, l) * (len(cur) + 1) > self.max_tokens or len(cur) >= self.max_batch):
+                    batches.append(cur)
+                    cur, lmax = [], 0
+                cur.append(int(i))
+                lmax = max(lmax, l)
+            if cur:
+                batches.append(cur)
+        order = self.rng.permutation(len(batches))
+        # during the curriculum refill often so the cap keeps moving
+        keep = len(batches) if step >= self.curriculum_steps else max(1, min(len(batches), 50))
+        self.queue = [batches[j] for j in order[:keep]]
+
+    def next(self, step):
+        if not self.queue:
+            self._refill(step)
+        return [self.ds.get(i) for i in self.queue.pop()]

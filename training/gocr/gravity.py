@@ -1,0 +1,155 @@
+"""GravityOCR joint loss: one clean causal stream + two complementary corrupted streams, packed.
+
+Per sample, ONE sequence (docs/ARCHITECTURE.md positions; DESIGN §2):
+
+    [ prefix (vision rows, <sep>s, <task_X>) | clean x0 (R) | corrupted A (R) | corrupted B (R) ]
+      positions 0..P-1                         P..P+R-1       P..P+R-1          P..P+R-1
+
+R = n response tokens + exactly B <eos> (EOS block fill). Blocks are response-relative with a
+random phase: blk(r) = (r + delta) // B, delta ~ U{0..B-1} (off-grid blocks are in distribution,
+which is what a partially accepted round leaves). Attention (True = may attend):
+  prefix     : causal within the prefix
+  clean      : whole prefix + clean causal (token-causal, so the AR loss is valid)
+  corrupted  : whole prefix + clean tokens of EARLIER blocks + its own block of the same stream
+               (bidirectional); never the current/later clean blocks, never the other stream.
+Logits are shifted on both paths: the row at response index r-1 predicts token r, and token 0 is
+predicted by the <task_X> row. For a corrupted stream the predictor of token r is that stream's
+row r-1, which for a block's first token sits in the previous block. This is exactly the decode
+window: [x0 | B masks] at p..p+B; x0 is the clean last token of the previous block (visible to the
+masks), row 0 is causal (= the clean stream), the mask at p+j predicts token p+j+1.
+Loss = (mean AR CE over tokens 0..n (first EOS only) + lam * mean CE over masked tokens of both
+corrupted streams, all R including the EOS fill) / (1 + lam). Optional CTC on the vision rows.
+"""
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+PAD_STREAM, PREFIX, CLEAN, CORR_A, CORR_B = -1, 0, 1, 2, 3
+
+
+def build_prefix(n_rows_per_strip, task_id, sep_id):
+    """-> (ids, is_vis, vis_row) lists for [strip0 rows][<sep>][strip1 rows]...[<task>]."""
+    ids, is_vis, vis_row = [], [], []
+    row = 0
+    for s, n in enumerate(n_rows_per_strip):
+        if s > 0:
+            ids.append(sep_id); is_vis.append(False); vis_row.append(-1)
+        for _ in range(n):
+            ids.append(0); is_vis.append(True); vis_row.append(row)
+            row += 1
+    ids.append(task_id); is_vis.append(False); vis_row.append(-1)
+    return ids, is_vis, vis_row
+
+
+def gravity_mask(stream, pos, blk):
+    """stream/pos/blk (B, L) long -> (B, L, L) bool attention mask (True = attend)."""
+    sq, sk = stream[:, :, None], stream[:, None, :]
+    pq, pk = pos[:, :, None], pos[:, None, :]
+    bq, bk = blk[:, :, None], blk[:, None, :]
+    to_prefix = (sk == PREFIX) & (pk <= pq) & (sq != PAD_STREAM)
+    clean = (sq == CLEAN) & (sk == CLEAN) & (pk <= pq)
+    corr_to_clean = (sq >= CORR_A) & (sk == CLEAN) & (bk < bq)
+    corr_self = (sq >= CORR_A) & (sk == sq) & (bk == bq)
+    m = to_prefix | clean | corr_to_clean | corr_self
+    L = stream.shape[1]
+    return m | torch.eye(L, dtype=torch.bool, device=stream.device)[None]  # pad rows: self only
+
+
+def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=None):
+    """samples: dicts with feats (T, vision_dim) float16 np, strips [n...], task_id, ids [n].
+    rng: np.random.Generator. Returns a dict of tensors (CPU) for gravity_loss."""
+    B = cfg.block_size
+    rows = []
+    for s in samples:
+        pid, pvis, prow = build_prefix(s["strips"], s["task_id"], cfg.sep_id)
+        P = len(pid)
+        resp = list(s["ids"]) + [cfg.eos_id] * B
+        R = len(resp)
+        n = len(s["ids"])
+        delta = int(rng.integers(0, B)) if jitter else 0
+        blk = (np.arange(R) + delta) // B
+        nb = int(blk[-1]) + 1
+        p_blk = (1 - eps) * rng.random(nb) + eps
+        mask_a = rng.random(R) < p_blk[blk]
+        rows.append((s, pid, pvis, prow, P, resp, R, n, blk, mask_a))
+    Lmax = max(r[4] + 3 * r[6] for r in rows)
+    Bs = len(rows)
+    ids = np.zeros((Bs, Lmax), np.int64)
+    is_vis = np.zeros((Bs, Lmax), bool)
+    feats = np.zeros((Bs, Lmax, cfg.vision_dim), np.float32)
+    stream = np.full((Bs, Lmax), PAD_STREAM, np.int64)
+    pos = np.zeros((Bs, Lmax), np.int64)
+    blk_all = np.full((Bs, Lmax), -1, np.int64)
+    ar_b, ar_i, ar_y = [], [], []
+    df_b, df_i, df_y, df_s = [], [], [], []
+    ctc_rows, ctc_tgts = [], []
+    for b, (s, pid, pvis, prow, P, resp, R, n, blk, mask_a) in enumerate(rows):
+        resp = np.asarray(resp, np.int64)
+        ids[b, :P] = pid
+        is_vis[b, :P] = pvis
+        vr = np.asarray(prow)
+        feats[b, :P][vr >= 0] = np.asarray(s["feats"], np.float32)[vr[vr >= 0]]
+        stream[b, :P] = PREFIX
+        pos[b, :P] = np.arange(P)
+        for k, (st, m) in enumerate(((CLEAN, None), (CORR_A, mask_a), (CORR_B, ~mask_a))):
+            o = P + k * R
+            ids[b, o:o + R] = resp if m is None else np.where(m, cfg.mask_id, resp)
+            stream[b, o:o + R] = st
+            pos[b, o:o + R] = P + np.arange(R)
+            blk_all[b, o:o + R] = blk
+            if m is not None:  # diffusion targets: masked tokens of this stream
+                r = np.nonzero(m)[0]
+                pred = np.where(r == 0, P - 1, o + r - 1)
+                df_b += [b] * len(r); df_i += pred.tolist(); df_y += resp[r].tolist()
+                df_s += [k - 1] * len(r)
+        # AR targets: tokens 0..n (the response and the FIRST eos of the fill)
+        t = np.arange(n + 1)
+        ar_b += [b] * len(t); ar_i += np.where(t == 0, P - 1, P + t - 1).tolist()
+        ar_y += resp[t].tolist()
+        if with_ctc:
+            ctc_rows.append(np.nonzero(np.asarray(pvis))[0])
+            tg = [i for i in s["ids"] if struct_ids is None or i not in struct_ids]
+            ctc_tgts.append(tg)
+    out = dict(ids=ids, is_vis=is_vis, feats=feats, stream=stream, pos=pos, blk=blk_all,
+               ar_b=ar_b, ar_i=ar_i, ar_y=ar_y, df_b=df_b, df_i=df_i, df_y=df_y, df_s=df_s)
+    out = {k: torch.as_tensor(np.asarray(v)) for k, v in out.items()}
+    out["ar_b"], out["ar_i"], out["ar_y"] = out["ar_b"].long(), out["ar_i"].long(), out["ar_y"].long()
+    if with_ctc:
+        T = max(len(r) for r in ctc_rows)
+        cidx = np.zeros((Bs, T), np.int64)
+        for b, r in enumerate(ctc_rows):
+            cidx[b, :len(r)] = r
+        out["ctc_idx"] = torch.as_tensor(cidx)
+        out["ctc_in_len"] = torch.as_tensor([len(r) for r in ctc_rows], dtype=torch.long)
+        out["ctc_tgt"] = torch.as_tensor([i for t in ctc_tgts for i in t], dtype=torch.long)
+        out["ctc_tgt_len"] = torch.as_tensor([len(t) for t in ctc_tgts], dtype=torch.long)
+    out["n_tokens"] = int((stream >= 0).sum())
+    return out
+
+
+def gravity_loss(model, batch, lam=1.0, ctc_weight=0.0, device="cpu"):
+    """-> (total loss tensor, dict of floats: ar, diff, diff_a, diff_b, ctc, n_ar, n_diff)."""
+    bt = {k: (v.to(device) if torch.is_tensor(v) else v) for k, v in batch.items()}
+    x = model.embed_inputs(bt["ids"], bt["feats"], bt["is_vis"])  # (B, L, d)
+    mask = gravity_mask(bt["stream"], bt["pos"], bt["blk"])  # (B, L, L)
+    h = model(x, bt["pos"], mask)  # (B, L, d)
+    ar_logits = model.logits(h[bt["ar_b"], bt["ar_i"]]).float()
+    ar = F.cross_entropy(ar_logits, bt["ar_y"])
+    df_logits = model.logits(h[bt["df_b"], bt["df_i"]]).float()
+    df_tok = F.cross_entropy(df_logits, bt["df_y"], reduction="none")
+    diff = df_tok.mean()
+    loss = (ar + lam * diff) / (1.0 + lam)
+    st = bt["df_s"]
+    logs = {"ar": ar.item(), "diff": diff.item(),
+            "diff_a": df_tok[st == 0].mean().item() if (st == 0).any() else 0.0,
+            "diff_b": df_tok[st == 1].mean().item() if (st == 1).any() else 0.0,
+            "n_ar": int(bt["ar_y"].numel()), "n_diff": int(bt["df_y"].numel())}
+    if ctc_weight > 0 and model.ctc_head is not None and "ctc_idx" in bt:
+        hv = torch.gather(h, 1, bt["ctc_idx"][..., None].expand(-1, -1, h.shape[-1]))  # (B, T, d)
+        lp = model.ctc_head(hv).float().log_softmax(-1).transpose(0, 1)  # (T, B, V)
+        ctc = F.ctc_loss(lp, bt["ctc_tgt"], bt["ctc_in_len"], bt["ctc_tgt_len"],
+                         blank=model.cfg.pad_id, reduction="mean", zero_infinity=True)
+        loss = loss + ctc_weight * ctc
+        logs["ctc"] = ctc.item()
+    logs["loss"] = loss.item()
+    return loss, logs
