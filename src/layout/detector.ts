@@ -1,0 +1,105 @@
+/**
+ * Layout detector on onnxruntime (web in the browser/worker, -node or -web in Node): the caller
+ * passes the ort module, so this file imports no runtime and touches no DOM.
+ *
+ *   const det = await LayoutDetector.create(ort, modelBytes, configJson, {executionProviders: ['wasm']});
+ *   const regions = await det.detect(pageImage);        // Region[] in reading order, page pixels
+ *   const crops = cropRegions(pageImage, regions);      // for the recognizer
+ *
+ * The ONNX model takes `image` (N, 1, input_h, input_w) and returns `scores` (N, cells, C) and
+ * `boxes` (N, cells, 4) in input pixels (decode is inside the graph); see docs/LAYOUT.md.
+ */
+import type { Image } from '../recognizer/image.ts';
+import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
+import { decodeDetections } from './postprocess.ts';
+import { preprocessPage, type Letterbox } from './preprocess.ts';
+import { readingOrder } from './reading-order.ts';
+import { validateConfig, type Detection, type LayoutConfig, type Region } from './types.ts';
+
+export interface DetectOptions {
+  /** defaults to config.score_threshold */
+  scoreThreshold?: number;
+  nmsIou?: number;
+  maxDetections?: number;
+}
+
+export interface RawDetections {
+  detections: Detection[];
+  letterbox: Letterbox;
+  /** milliseconds: preprocess, model, post-process */
+  timing: { pre: number; run: number; post: number };
+}
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+export class LayoutDetector {
+  readonly name = 'layout';
+  private input: Float32Array;
+
+  private constructor(
+    readonly ort: OrtModuleLike,
+    readonly session: OrtSessionLike,
+    readonly config: LayoutConfig,
+  ) {
+    this.input = new Float32Array(config.input_h * config.input_w);
+  }
+
+  /** `model`: ONNX bytes (or a path/URL, passed to InferenceSession.create untouched). */
+  static async create(ort: OrtModuleLike, model: Uint8Array | string, config: unknown, sessionOptions?: unknown): Promise<LayoutDetector> {
+    const cfg = validateConfig(typeof config === 'string' ? JSON.parse(config) : config);
+    const session = await ort.InferenceSession.create(model, sessionOptions);
+    for (const n of ['scores', 'boxes']) {
+      if (!session.outputNames.includes(n)) throw new Error(`layout.onnx has no output "${n}" (outputs: ${session.outputNames.join(', ')}); re-export it`);
+    }
+    return new LayoutDetector(ort, session, cfg);
+  }
+
+  /** Runs the network on a prepared input (1 × input_h × input_w) → raw scores and boxes. */
+  async run(input: Float32Array): Promise<{ scores: Float32Array; boxes: Float32Array }> {
+    const { input_h: H, input_w: W } = this.config;
+    const x = new this.ort.Tensor('float32', input, [1, 1, H, W]);
+    const out = await this.session.run({ [this.session.inputNames[0]]: x });
+    return { scores: out.scores.data as Float32Array, boxes: out.boxes.data as Float32Array };
+  }
+
+  /** Detections in page pixels, by descending score (no reading order). */
+  async detectRaw(page: Image, opts: DetectOptions = {}): Promise<RawDetections> {
+    const c = this.config;
+    const t0 = now();
+    const { data, box } = preprocessPage(page, c.input_h, c.input_w, this.input);
+    const t1 = now();
+    const { scores, boxes } = await this.run(data);
+    const t2 = now();
+    const detections = decodeDetections(scores, boxes, c.classes, box.scale, page.width, page.height, {
+      scoreThreshold: opts.scoreThreshold ?? c.score_threshold,
+      nmsIou: opts.nmsIou ?? c.nms_iou,
+      maxDetections: opts.maxDetections ?? c.max_detections,
+    });
+    return { detections, letterbox: box, timing: { pre: t1 - t0, run: t2 - t1, post: now() - t2 } };
+  }
+
+  /** Regions in reading order (furniture flagged `skipInMarkdown`), boxes in page pixels. */
+  async detect(page: Image, opts: DetectOptions = {}): Promise<Region[]> {
+    const { detections } = await this.detectRaw(page, opts);
+    return readingOrder(detections, { width: page.width, height: page.height });
+  }
+
+  async release(): Promise<void> {
+    await this.session.release?.();
+  }
+}
+
+/**
+ * Convenience loader for the engine: reads `<dir>/config.json` and `<dir>/layout.onnx` through any
+ * byte fetcher (the engine's AssetFetcher.fetch fits).
+ */
+export async function loadLayoutDetector(
+  fetchBytes: (path: string) => Promise<Uint8Array>,
+  ort: OrtModuleLike,
+  dir = 'layout',
+  sessionOptions?: unknown,
+): Promise<LayoutDetector> {
+  const cfg = JSON.parse(new TextDecoder().decode(await fetchBytes(`${dir}/config.json`)));
+  const model = await fetchBytes(`${dir}/layout.onnx`);
+  return LayoutDetector.create(ort, model, cfg, sessionOptions);
+}

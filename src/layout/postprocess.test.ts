@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { clipBox, decodeDetections, iou, nms } from './postprocess.ts';
+import type { Box, RegionClass } from './types.ts';
+
+describe('iou / clip', () => {
+  it('iou of identical, disjoint, half-overlapping boxes', () => {
+    expect(iou([0, 0, 10, 10], [0, 0, 10, 10])).toBe(1);
+    expect(iou([0, 0, 10, 10], [10, 0, 20, 10])).toBe(0);
+    expect(iou([0, 0, 10, 10], [5, 0, 15, 10])).toBeCloseTo(50 / 150, 12);
+  });
+  it('clips to the page', () => {
+    expect(clipBox([-5, -1, 50, 2000], 40, 1000)).toEqual([0, 0, 40, 1000]);
+  });
+});
+
+describe('nms', () => {
+  it('keeps the best of overlapping boxes, keeps disjoint ones, orders by score', () => {
+    const boxes: Box[] = [
+      [0, 0, 100, 100],
+      [5, 5, 100, 100], // IoU 0.9025 with #0
+      [200, 0, 300, 100],
+      [0, 0, 100, 40], // IoU 0.4 with #0: kept at 0.5
+    ];
+    expect(nms(boxes, [0.8, 0.9, 0.5, 0.7], 0.5)).toEqual([1, 3, 2]);
+  });
+  it('equal scores: lower index wins; threshold is strict (>)', () => {
+    expect(nms([[0, 0, 10, 10], [0, 0, 10, 10]], [0.5, 0.5], 0.5)).toEqual([0]);
+    // IoU exactly 0.5 is not suppressed
+    expect(nms([[0, 0, 10, 10], [0, 0, 10, 5]], [0.9, 0.8], 0.5)).toEqual([0, 1]);
+  });
+  it('empty input', () => {
+    expect(nms([], [], 0.5)).toEqual([]);
+  });
+});
+
+describe('decodeDetections', () => {
+  const classes: RegionClass[] = ['text', 'table', 'figure'];
+  // 4 cells × 3 classes
+  const scores = new Float32Array([
+    0.9, 0.1, 0.0, // cell 0: text
+    0.8, 0.0, 0.0, // cell 1: text, same box as cell 0 -> suppressed
+    0.0, 0.7, 0.0, // cell 2: table overlapping the text box: other class, kept
+    0.05, 0.0, 0.6, // cell 3: figure partly off the page -> clipped
+  ]);
+  const boxes = new Float32Array([
+    10, 10, 50, 30,
+    11, 10, 50, 31,
+    10, 10, 50, 30,
+    40, 40, 90, 70,
+  ]);
+  it('threshold, class-wise NMS, scale to page, clip, sort', () => {
+    const d = decodeDetections(scores, boxes, classes, 0.5, 150, 120, { scoreThreshold: 0.3, nmsIou: 0.5, maxDetections: 10 });
+    expect(d.map((x) => x.cls)).toEqual(['text', 'table', 'figure']);
+    expect(d[0].box).toEqual([20, 20, 100, 60]);
+    expect(d[0].score).toBeCloseTo(0.9, 6);
+    expect(d[2].box).toEqual([80, 80, 150, 120]);
+  });
+  it('maxDetections and threshold', () => {
+    expect(decodeDetections(scores, boxes, classes, 1, 1000, 1000, { scoreThreshold: 0.3, nmsIou: 0.5, maxDetections: 1 })).toHaveLength(1);
+    expect(decodeDetections(scores, boxes, classes, 1, 1000, 1000, { scoreThreshold: 0.95, nmsIou: 0.5, maxDetections: 9 })).toHaveLength(0);
+  });
+  it('drops boxes clipped to nothing', () => {
+    const d = decodeDetections(new Float32Array([0.9]), new Float32Array([200, 200, 300, 300]), ['text'], 1, 100, 100, {
+      scoreThreshold: 0.1,
+      nmsIou: 0.5,
+      maxDetections: 9,
+    });
+    expect(d).toEqual([]);
+  });
+  it('rejects mismatched shapes', () => {
+    expect(() => decodeDetections(new Float32Array(6), new Float32Array(4), classes, 1, 1, 1, { scoreThreshold: 0, nmsIou: 0.5, maxDetections: 1 })).toThrow();
+  });
+});

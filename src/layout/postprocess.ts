@@ -1,0 +1,98 @@
+/**
+ * Detector heads → regions: score threshold, top-k, rescale to page pixels, clip to the page,
+ * class-wise greedy NMS. Twin of `postprocess()` in training/layout/metrics.py (same order of
+ * operations and tie-breaks, so both sides return the same list for the same head outputs).
+ */
+import type { Box, Detection, RegionClass } from './types.ts';
+
+export function area(b: Box): number {
+  return Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1]);
+}
+
+export function iou(a: Box, b: Box): number {
+  const iw = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const ih = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  if (iw <= 0 || ih <= 0) return 0;
+  const inter = iw * ih;
+  const union = area(a) + area(b) - inter;
+  return union > 0 ? inter / union : 0;
+}
+
+/** Clip a box to [0, width] × [0, height]. */
+export function clipBox(b: Box, width: number, height: number): Box {
+  const cx = (v: number) => Math.min(width, Math.max(0, v));
+  const cy = (v: number) => Math.min(height, Math.max(0, v));
+  return [cx(b[0]), cy(b[1]), cx(b[2]), cy(b[3])];
+}
+
+/**
+ * Greedy NMS. Returns kept indices in descending score order (ties: lower index first); a box is
+ * suppressed when its IoU with an already kept box is > iouThr.
+ */
+export function nms(boxes: Box[], scores: number[], iouThr: number): number[] {
+  const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+  const dead = new Uint8Array(scores.length);
+  const keep: number[] = [];
+  for (let oi = 0; oi < order.length; oi++) {
+    const i = order[oi];
+    if (dead[i]) continue;
+    keep.push(i);
+    for (let oj = oi + 1; oj < order.length; oj++) {
+      const j = order[oj];
+      if (!dead[j] && iou(boxes[i], boxes[j]) > iouThr) dead[j] = 1;
+    }
+  }
+  return keep;
+}
+
+export interface DecodeOptions {
+  scoreThreshold: number;
+  nmsIou: number;
+  maxDetections: number;
+  /** candidates kept before NMS (all classes together) */
+  preNmsTop?: number;
+}
+
+/**
+ * scores (cells × C, row-major) and boxes (cells × 4, x0 y0 x1 y1 in input pixels) → detections in
+ * page pixels, sorted by descending score.
+ */
+export function decodeDetections(
+  scores: Float32Array,
+  boxes: Float32Array,
+  classes: readonly RegionClass[],
+  scale: number,
+  pageW: number,
+  pageH: number,
+  o: DecodeOptions,
+): Detection[] {
+  const C = classes.length;
+  const cells = scores.length / C;
+  if (boxes.length !== cells * 4) throw new Error(`decodeDetections: ${boxes.length / 4} boxes for ${cells} cells`);
+  const cand: number[] = []; // flat index cell*C + c
+  for (let i = 0; i < scores.length; i++) if (scores[i] > o.scoreThreshold) cand.push(i);
+  cand.sort((a, b) => scores[b] - scores[a] || a - b);
+  const top = cand.slice(0, o.preNmsTop ?? 1000);
+  const out: Detection[] = [];
+  for (let c = 0; c < C; c++) {
+    const bs: Box[] = [];
+    const ss: number[] = [];
+    for (const k of top) {
+      if (k % C !== c) continue;
+      const cell = (k - c) / C;
+      const b = clipBox(
+        [boxes[cell * 4] / scale, boxes[cell * 4 + 1] / scale, boxes[cell * 4 + 2] / scale, boxes[cell * 4 + 3] / scale],
+        pageW,
+        pageH,
+      );
+      if (b[2] - b[0] > 0 && b[3] - b[1] > 0) {
+        bs.push(b);
+        ss.push(scores[k]);
+      }
+    }
+    for (const i of nms(bs, ss, o.nmsIou)) out.push({ cls: classes[c], box: bs[i], score: ss[i] });
+  }
+  // stable sort: equal scores keep class order, as in Python
+  out.sort((a, b) => b.score - a.score);
+  return out.slice(0, o.maxDetections);
+}

@@ -1,0 +1,61 @@
+/**
+ * Layout stage types and the detector's config.json contract (field names identical in
+ * training/layout/common.py `LayoutConfig`, the JSON file and here).
+ */
+import { REGION_CLASSES, type RegionClass } from '../markdown/types.ts';
+
+export { REGION_CLASSES, type RegionClass };
+
+/** [x0, y0, x1, y1] in page pixels (the pixel space of the rendered page given to detect()). */
+export type Box = [number, number, number, number];
+
+/** A detected (or ground-truth) region before reading order. */
+export interface Detection {
+  cls: RegionClass;
+  box: Box;
+  score: number;
+}
+
+/** A region in reading order. Page furniture keeps its place but is flagged for Markdown. */
+export interface Region extends Detection {
+  /** 0-based reading-order index within the page. */
+  order: number;
+  /** page_header / page_footer / page_number: kept, but left out of the Markdown. */
+  skipInMarkdown: boolean;
+}
+
+/** public/models/layout/config.json */
+export interface LayoutConfig {
+  input_h: number;
+  input_w: number;
+  classes: RegionClass[];
+  stride: number;
+  width: number;
+  fpn_dim: number;
+  /** operating point for the app (mAP is measured from 0.02) */
+  score_threshold: number;
+  nms_iou: number;
+  max_detections: number;
+}
+
+/** Checks a parsed config.json; says what is wrong and how to fix it. */
+export function validateConfig(raw: unknown): LayoutConfig {
+  const fix = ' (re-run `python3 training/layout/export.py`)';
+  if (!raw || typeof raw !== 'object') throw new Error('layout config.json: not an object' + fix);
+  const c = raw as Record<string, unknown>;
+  for (const k of ['input_h', 'input_w', 'stride', 'score_threshold', 'nms_iou', 'max_detections']) {
+    if (typeof c[k] !== 'number' || !Number.isFinite(c[k] as number)) throw new Error(`layout config.json: "${k}" must be a number` + fix);
+  }
+  if (!Array.isArray(c.classes) || c.classes.length === 0) throw new Error('layout config.json: "classes" must be a non-empty array' + fix);
+  for (const cls of c.classes) {
+    if (!(REGION_CLASSES as readonly string[]).includes(cls as string)) {
+      throw new Error(`layout config.json: unknown class "${String(cls)}"; known: ${REGION_CLASSES.join(', ')}` + fix);
+    }
+  }
+  if ((c.input_h as number) % (c.stride as number) || (c.input_w as number) % (c.stride as number)) {
+    throw new Error('layout config.json: input_h/input_w must be multiples of stride' + fix);
+  }
+  return c as unknown as LayoutConfig;
+}
+
+export const FURNITURE_CLASSES: ReadonlySet<RegionClass> = new Set(['page_header', 'page_footer', 'page_number']);
