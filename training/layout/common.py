@@ -145,10 +145,14 @@ def _norm_page(d, base):
     img = d.get("image") or d.get("page") or d.get("png")
     path = img if os.path.isabs(img) else os.path.join(base, img)
     regs = []
-    for i, r in enumerate(d.get("regions") or d.get("boxes") or []):
-        cls = r.get("cls") or r.get("class") or r.get("label")
-        if cls not in CLS_INDEX:
-            continue
-        regs.append({"cls": cls, "box": [float(v) for v in r["box"]], "order": r.get("order", i)})
+    if "regions" in d:  # page record (gravityocr-synth/1)
+        for i, r in enumerate(d["regions"]):
+            if r.get("cls") in CLS_INDEX:
+                regs.append({"cls": r["cls"], "box": [float(v) for v in r["box"]], "order": r.get("order", i)})
+    else:  # detector.jsonl line: parallel lists
+        order = d.get("order") or list(range(len(d["boxes"])))
+        for b, c, o in zip(d["boxes"], d["classes"], order):
+            if c in CLS_INDEX:
+                regs.append({"cls": c, "box": [float(v) for v in b], "order": o})
     return {"id": d.get("id", os.path.splitext(os.path.basename(path))[0]), "image": path,
             "width": d.get("width"), "height": d.get("height"), "regions": regs}

@@ -1,10 +1,4 @@
-"""Synth pages -> letterboxed detector inputs, cached once as uint8, plus cheap augmentation.
-
-Cache: <cache_dir>/<name>.npz with the resized page pixels (ink = 255 - gray, packed row-major),
-per page shape/scale and the boxes in input pixels; rebuilt when the page list changes.
-"""
-import hashlib
-import json
+"""Synth pages -> letterboxed detector inputs (cached per page as uint8), plus cheap augmentation."""
 import os
 import time
 
@@ -17,35 +11,48 @@ from targets import assign
 
 
 class PageSet:
-    def __init__(self, root, cfg, cache_dir, limit=0, log=print):
+    """Pages of one or more roots (comma-separated). Each page is resized once and cached as
+    <cache_dir>/<input_h>x<input_w>/<page id>.npy (uint8 ink), so growing data sets load fast."""
+
+    def __init__(self, roots, cfg, cache_dir, limit=0, log=print):
         self.cfg = cfg
-        pages = read_pages(root)
+        pages = []
+        for root in str(roots).split(","):
+            if root:
+                pages += read_pages(root)
         if limit:
             pages = pages[:limit]
         self.pages = pages
-        key = hashlib.sha1(json.dumps([[p["id"], p["image"]] for p in pages] + [cfg.input_h, cfg.input_w]).encode()).hexdigest()[:12]
-        os.makedirs(cache_dir, exist_ok=True)
-        path = os.path.join(cache_dir, f"pages_{os.path.basename(os.path.normpath(root))}_{len(pages)}_{key}.npz")
-        if os.path.exists(path):
-            z = np.load(path)
-            self.pix, self.offs, self.shapes, self.scales = z["pix"], z["offs"], z["shapes"], z["scales"]
-        else:
-            t0 = time.time()
-            chunks, offs, shapes, scales = [], [0], [], []
-            for i, p in enumerate(pages):
-                gray = load_page_image(p["image"])
+        cdir = os.path.join(cache_dir, f"{cfg.input_h}x{cfg.input_w}")
+        os.makedirs(cdir, exist_ok=True)
+        t0 = time.time()
+        self.imgs, self.scales, kept = [], [], []
+        for i, p in enumerate(pages):
+            if not os.path.exists(p["image"]):
+                continue
+            path = os.path.join(cdir, f'{p["id"]}_{os.path.getsize(p["image"])}.npy')
+            if os.path.exists(path):
+                a = np.load(path)
+                s = fit_scale(int(p["height"]), int(p["width"]), cfg.input_h, cfg.input_w)[0]
+            else:
+                try:
+                    gray = load_page_image(p["image"])
+                except Exception as e:  # a page still being written by the generator
+                    log(f"skip {p['id']}: {e}")
+                    continue
+                p["height"], p["width"] = gray.shape
                 x, s = preprocess(gray, cfg)
                 _, nh, nw = fit_scale(gray.shape[0], gray.shape[1], cfg.input_h, cfg.input_w)
                 a = np.clip(np.round(x[:nh, :nw] * 255), 0, 255).astype(np.uint8)
-                chunks.append(a.reshape(-1))
-                offs.append(offs[-1] + a.size)
-                shapes.append((nh, nw))
-                scales.append(s)
-                if (i + 1) % 100 == 0:
-                    log(f"cached {i + 1}/{len(pages)} pages ({time.time() - t0:.0f}s)")
-            self.pix = np.concatenate(chunks) if chunks else np.zeros(0, np.uint8)
-            self.offs, self.shapes, self.scales = np.array(offs), np.array(shapes), np.array(scales)
-            np.savez(path, pix=self.pix, offs=self.offs, shapes=self.shapes, scales=self.scales)
+                np.save(path + ".tmp.npy", a)
+                os.replace(path + ".tmp.npy", path)
+            self.imgs.append(a)
+            self.scales.append(s)
+            kept.append(p)
+            if (i + 1) % 200 == 0:
+                log(f"loaded {i + 1}/{len(pages)} pages ({time.time() - t0:.0f}s)")
+        self.pages = pages = kept
+        self.shapes = [a.shape for a in self.imgs]
         self.boxes = [np.array([r["box"] for r in p["regions"]], np.float32).reshape(-1, 4) * self.scales[i]
                       for i, p in enumerate(pages)]
         self.labels = [np.array([CLS_INDEX[r["cls"]] for r in p["regions"]], np.int64) for p in pages]
@@ -54,8 +61,7 @@ class PageSet:
         return len(self.pages)
 
     def image(self, i):
-        nh, nw = self.shapes[i]
-        return self.pix[self.offs[i]:self.offs[i + 1]].reshape(nh, nw)
+        return self.imgs[i]
 
     def sample(self, i, rng, augment):
         """-> input (1, H, W) float tensor, boxes (K, 4) input px, labels (K,)."""

@@ -111,7 +111,8 @@ def map_report(dets, gts, classes):
     """{per_class: {cls: {ap50, ap, n}}, map50, map} with the mean over classes that have GT."""
     ap50, n = average_precision(dets, gts, len(classes), 0.5)
     allap = np.stack([average_precision(dets, gts, len(classes), t)[0] for t in IOU_THRESHOLDS])
-    ap = np.nanmean(allap, 0) if len(allap) else ap50
+    with np.errstate(all="ignore"):
+        ap = np.nanmean(np.where(np.isnan(allap), 0.0, allap), 0)
     per = {}
     for i, c in enumerate(classes):
         if n[i] > 0:
