@@ -1,6 +1,6 @@
 /**
  * Evaluate the strip splitter (and optionally the strip preprocessing) on a crops split:
- *   node --import tsx tools/vision/eval_strips.ts data/crops/val [--read 1] [--limit N] [--maxw 1280] [--show 5]
+ *   node --import tsx tools/vision/eval_strips.ts data/crops/val [--read 1] [--limit N] [--maxw 1280] [--padY 0.3] [--show 5]
  * - strip count vs ground-truth `lines` count per task (tables: GT lines are rows);
  * - with --read 1: the FULL PP-OCRv4 recognizer reads each strip (greedy CTC); the strips of a
  *   text sample are joined with ' ' and compared to the target (samples without '$' only), CER.
@@ -21,6 +21,8 @@ const read = arg('read', '0') === '1';
 const limit = Number(arg('limit', '1000000'));
 const maxw = Number(arg('maxw', String(MAX_STRIP_WIDTH)));
 const show = Number(arg('show', '5'));
+const padY = argv.includes('--padY') ? Number(arg('padY', '0.3')) : undefined;
+let frames = 0;
 
 function levenshtein(a: string, b: string): number {
   const A = [...a];
@@ -52,7 +54,7 @@ let shown = 0;
 const t0 = performance.now();
 for (const r of recs) {
   const img = readPng(isAbsolute(r.image) ? r.image : join(dir, r.image));
-  const boxes = splitStrips(img, r.task);
+  const boxes = splitStrips(img, r.task, padY === undefined ? {} : { padYFrac: padY });
   const s = (agree[r.task] ??= { n: 0, eq: 0, over: 0, under: 0 });
   s.n++;
   const gt = r.lines.length;
@@ -67,6 +69,7 @@ for (const r of recs) {
     for (const b of boxes) {
       const p = prepareStrip(crop(img, b), maxw);
       if (p.contentWidth >= maxw) clamped++;
+      frames += p.width / 8;
       const y = (await full.run({ x: new ort.Tensor('float32', p.data, [1, 3, 48, p.width]) }))[full.outputNames[0]];
       parts.push(ctcGreedy(y.data as Float32Array, y.dims[1], y.dims[2], labels).trim());
     }
@@ -79,5 +82,5 @@ const sec = (performance.now() - t0) / 1000;
 for (const [k, s] of Object.entries(agree)) {
   console.log(`${k}: strips == GT lines ${s.eq}/${s.n} (${((100 * s.eq) / s.n).toFixed(1)} %), more ${s.over}, fewer ${s.under}`);
 }
-if (read) console.log(`PP-OCR read of text strips (no-math targets): CER ${(errs / Math.max(1, chars)).toFixed(4)} over ${chars} chars, ${clamped} strips width-clamped at ${maxw}`);
+if (read) console.log(`PP-OCR read of text strips (no-math targets): CER ${(errs / Math.max(1, chars)).toFixed(4)} over ${chars} chars, ${(frames / Math.max(1, chars)).toFixed(2)} frames/char, ${clamped} strips width-clamped at ${maxw}`);
 console.log(`${recs.length} samples, ${nstrips} strips, ${sec.toFixed(1)} s`);
