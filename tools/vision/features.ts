@@ -101,6 +101,7 @@ export interface PackOptions {
 
 export interface PackStats {
   samples: number;
+  skipped: number;
   strips: number;
   rows: number;
   clamped: number;
@@ -137,8 +138,17 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
   let last = t0;
 
   // Prepare the next sample (PNG decode, split, resize) while the current one runs.
+  // A sample whose image cannot be read is skipped (and counted), not fatal for a long run.
+  let skipped = 0;
   const prep = (r: InRecord): { r: InRecord; strips: PreparedStrip[]; n: number } => {
-    const img: Image = readPng(resolveImage(inDir, r.image));
+    let img: Image;
+    try {
+      img = readPng(resolveImage(inDir, r.image));
+    } catch (e) {
+      skipped++;
+      log(`skip ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
+      return { r, strips: [], n: 0 };
+    }
     const boxes = splitStrips(img, r.task);
     const ps = boxes.map((b) => prepareStrip(crop(img, b)));
     return { r, strips: ps, n: boxes.length };
@@ -156,6 +166,7 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
       })();
       next = i + 1 < records.length ? prep(records[i + 1]) : null;
       const feats = await running;
+      if (cur.strips.length === 0) continue; // skipped
       const stripRows = feats.map((f) => f.length / VISION_DIM);
       for (const f of feats) writeSync(fFd, toFloat16Bytes(f));
       const r = cur.r;
@@ -187,7 +198,8 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
     vision_dim: VISION_DIM,
     dtype: 'float16-le',
     rows,
-    samples: records.length,
+    samples: index.length,
+    skipped,
     strips,
     strip_height: STRIP_HEIGHT,
     max_strip_width: MAX_STRIP_WIDTH,
@@ -198,7 +210,7 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
   };
   writeFileSync(join(outDir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
   return {
-    samples: records.length, strips, rows, clamped, seconds,
+    samples: index.length, skipped, strips, rows, clamped, seconds,
     stripsPerSecond: strips / seconds, agreement: agree,
   };
 }
@@ -215,7 +227,7 @@ async function main(): Promise<void> {
     limit: args.limit ? Number(args.limit) : undefined,
     spin: args.spin === '1',
   });
-  console.log(`done: ${s.samples} samples, ${s.strips} strips (${s.clamped} width-clamped), ${s.rows} rows -> ${args.out}`);
+  console.log(`done: ${s.samples} samples (${s.skipped} skipped), ${s.strips} strips (${s.clamped} width-clamped), ${s.rows} rows -> ${args.out}`);
   console.log(`time ${s.seconds.toFixed(1)} s: ${s.stripsPerSecond.toFixed(1)} strips(lines)/s, ${(s.samples / s.seconds).toFixed(1)} samples/s`);
   for (const [task, a] of Object.entries(s.agreement)) {
     console.log(`strip count == ground-truth line count [${task}]: ${a.eq}/${a.n} (${((100 * a.eq) / a.n).toFixed(1)} %), more strips ${a.over}, fewer ${a.under}`);
