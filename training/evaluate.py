@@ -1,0 +1,123 @@
+"""Evaluate a checkpoint on the val split: per task AR-greedy quality, self-spec TPF / accepted per
+round / AR≡self-spec equality, and direct block diffusion (threshold) quality + TPF.
+
+  /usr/bin/python3 training/evaluate.py --model public/models/<id> --out eval.json
+  /usr/bin/python3 training/evaluate.py --ckpt training/runs/<run>/ckpt.pt --out <run>/eval.json
+Quality: text CER (and edit similarity), formula normalized edit similarity (whitespace-free
+LaTeX), table TEDS and TEDS-struct. TPF (Eq. 5) = committed tokens / (draft + verify forwards),
+prefill excluded, pooled over the split.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gocr import decode  # noqa: E402
+from gocr.checkpoint import load_exported, model_from_ckpt  # noqa: E402
+from gocr.data import PackedFeatures  # noqa: E402
+from gocr.metrics import cer, edit_similarity, normalize_latex  # noqa: E402
+from gocr.teds import teds  # noqa: E402
+from gocr.tokenizer import Tokenizer  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def quality(task, pred, ref):
+    if task == "table":
+        return {"teds": teds(pred, ref), "teds_struct": teds(pred, ref, struct_only=True)}
+    if task == "formula":
+        return {"edit_sim": edit_similarity(normalize_latex(pred), normalize_latex(ref))}
+    return {"cer": cer(pred, ref), "edit_sim": edit_similarity(pred, ref)}
+
+
+def _mean_q(qs):
+    return {k: float(np.mean([q[k] for q in qs])) for k in qs[0]} if qs else {}
+
+
+def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, threshold=0.9,
+             exact=True, log=print, seed=0):
+    model.eval()
+    B = block_size or model.cfg.block_size
+    by_task = {}
+    order = np.random.default_rng(seed).permutation(len(ds))
+    for i in order:
+        t = ds.items[int(i)]["task"]
+        if len(by_task.setdefault(t, [])) < n_per_task:
+            by_task[t].append(int(i))
+    out = {"block_size": B, "threshold": threshold, "exact": exact, "tasks": {}}
+    t0 = time.time()
+    tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
+    for task, idx in sorted(by_task.items()):
+        qa, qd, eq = [], [], 0
+        st = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "df_tok": 0, "df_fwd": 0}
+        for k, i in enumerate(idx):
+            s = ds.get(i)
+            mx = max_new or min(model.cfg.max_positions - s["P"] - 2 * B - 4, len(s["ids"]) * 2 + 32)
+            f = s["feats"].astype(np.float32)
+            ar = decode.ar_greedy(model, f, s["strips"], s["task_id"], mx, exact=exact)
+            sp = decode.self_spec(model, f, s["strips"], s["task_id"], mx, B, exact=exact)
+            df = decode.diffusion(model, f, s["strips"], s["task_id"], mx, B, threshold)
+            qa.append(quality(task, tok.decode(ar["ids"]), s["target"]))
+            qd.append(quality(task, tok.decode(df["ids"]), s["target"]))
+            eq += ar["ids"] == sp["ids"]
+            st["sp_tok"] += len(sp["ids"]); st["sp_fwd"] += sp["forwards"]
+            st["rounds"] += len(sp["rounds"]); st["acc"] += sum(r["accepted"] for r in sp["rounds"])
+            st["df_tok"] += len(df["ids"]); st["df_fwd"] += df["forwards"]
+            if (k + 1) % 20 == 0:
+                log(f"{task} {k + 1}/{len(idx)} ar {_mean_q(qa)} tpf {st['sp_tok'] / st['sp_fwd']:.2f} "
+                    f"({time.time() - t0:.0f}s)")
+        out["tasks"][task] = {
+            "n": len(idx), "ar": _mean_q(qa),
+            "self_spec": {"tpf": st["sp_tok"] / max(1, st["sp_fwd"]),
+                          "mean_accepted": st["acc"] / max(1, st["rounds"]),
+                          "equal_to_ar": eq / max(1, len(idx))},
+            "diffusion": dict(_mean_q(qd), tpf=st["df_tok"] / max(1, st["df_fwd"]))}
+        for k in st:
+            tot[k] += st[k]
+        tot["eq"] += eq
+        tot["n"] += len(idx)
+    out["overall"] = {"n": tot["n"], "self_spec_tpf": tot["sp_tok"] / max(1, tot["sp_fwd"]),
+                      "mean_accepted": tot["acc"] / max(1, tot["rounds"]),
+                      "equal_to_ar": tot["eq"] / max(1, tot["n"]),
+                      "diffusion_tpf": tot["df_tok"] / max(1, tot["df_fwd"])}
+    out["seconds"] = time.time() - t0
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", default="", help="exported folder public/models/<id>")
+    p.add_argument("--ckpt", default="", help="training/runs/<run>/ckpt.pt")
+    p.add_argument("--data", default="data/features")
+    p.add_argument("--split", default="val")
+    p.add_argument("--vocab", default=os.path.join(HERE, "vocab.json"))
+    p.add_argument("--n_per_task", type=int, default=100)
+    p.add_argument("--block_size", type=int, default=32)
+    p.add_argument("--threshold", type=float, default=0.9)
+    p.add_argument("--fast", action="store_true", help="batched window rows (not bit-exact)")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    torch.set_num_threads(a.threads)
+    if a.model:
+        model, _ = load_exported(a.model)
+        vocab = os.path.join(a.model, "vocab.json")
+    else:
+        model, _ = model_from_ckpt(a.ckpt)
+        vocab = a.vocab
+    tok = Tokenizer.load(vocab)
+    ds = PackedFeatures(os.path.join(a.data, a.split), tok, model.cfg)
+    res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast)
+    res["source"] = a.model or a.ckpt
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
+    print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()

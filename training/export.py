@@ -1,0 +1,151 @@
+"""Export a checkpoint to public/models/<id>/: model.safetensors, config.json, vocab.json,
+golden.json (PyTorch reference vectors for the TS/WGSL decoders), manifest.json.
+
+  /usr/bin/python3 training/export.py --ckpt training/runs/<run>/ckpt.pt --id <id> \
+      [--eval training/runs/<run>/eval.json] [--dtype f16] [--data data/features]
+Golden vectors are computed from the weights as written (after the dtype round trip), in fp32.
+vision.onnx (made by tools/vision) is listed in the manifest when present in the folder.
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gocr import decode  # noqa: E402
+from gocr.checkpoint import load_exported, model_from_ckpt  # noqa: E402
+from gocr.data import PackedFeatures  # noqa: E402
+from gocr.safetensors import save_file  # noqa: E402
+from gocr.tokenizer import Tokenizer  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _r(x):
+    """floats for JSON with ~7 significant digits (keeps golden.json small)."""
+    return [float(f"{v:.7g}") for v in np.asarray(x, np.float64).ravel().tolist()]
+
+
+def golden_case(model, s, task, max_new=48):
+    f = np.asarray(s["feats"], np.float32)
+    ar = decode.ar_greedy(model, f, s["strips"], s["task_id"], max_new, trace=True)
+    sp = decode.self_spec(model, f, s["strips"], s["task_id"], max_new, keep_windows=True)
+    r = sp["rounds"][1] if len(sp["rounds"]) > 1 else sp["rounds"][0]
+    sess = decode.Session(model, f, s["strips"], s["task_id"], 1)  # for prompt_ids
+    cb = r["committed_before"]
+    return {
+        "task": task, "vision_shape": list(f.shape), "vision": _r(f), "strips": list(s["strips"]),
+        "prompt_ids": sess.prompt_ids, "prefix_last_logits": _r(ar["prefix_last_logits"]),
+        "greedy_ids": ar["ids"],
+        # convention: window starts at prefix_len-1+len(committed); the cache holds the prompt and
+        # committed[:-1]; window[0] is committed[-1] (the task token when committed is empty)
+        "draft": {"committed": cb, "window": [r["x0"]] + r["draft_window"][1:],
+                  "logits": [_r(row) for row in r["draft_logits"]]},
+        "verify": {"committed": cb + [r["verify_window"][0]], "window": r["verify_window"],
+                   "logits": [_r(row) for row in r["verify_logits"]]},
+        "self_spec_ids": sp["ids"],
+    }
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None, eval_res=None,
+           model_id=None, golden_max_bytes=2_000_000):
+    os.makedirs(out_dir, exist_ok=True)
+    sd = model.export_state_dict()
+    tdt = torch.float16 if dtype == "f16" else torch.float32
+    save_file({k: v.to(tdt) for k, v in sd.items()}, os.path.join(out_dir, "model.safetensors"),
+              metadata={"format": "pt", "gravityocr": "1"})
+    with open(os.path.join(out_dir, "config.json"), "w") as f:
+        f.write(model.cfg.to_json() + "\n")
+    if os.path.abspath(vocab_path) != os.path.abspath(os.path.join(out_dir, "vocab.json")):
+        shutil.copyfile(vocab_path, os.path.join(out_dir, "vocab.json"))
+    # golden vectors from the weights exactly as written
+    m2, _ = load_exported(out_dir)
+    m2.eval()
+    cases = []
+    for s in samples:
+        c = golden_case(m2, s, s["task"])
+        if len(json.dumps({"cases": cases + [c]})) > golden_max_bytes:
+            break
+        cases.append(c)
+    with open(os.path.join(out_dir, "golden.json"), "w") as f:
+        json.dump({"block_size": m2.cfg.block_size, "cases": cases}, f, separators=(",", ":"))
+    files = {}
+    for name in ("model.safetensors", "config.json", "vocab.json", "golden.json", "vision.onnx"):
+        p = os.path.join(out_dir, name)
+        if os.path.exists(p):
+            files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
+    st = train_state or {}
+    manifest = {
+        "id": model_id or os.path.basename(os.path.abspath(out_dir)),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "dtype": dtype, "files": files, "params": model.n_params(),
+        "config": json.loads(model.cfg.to_json()),
+        "training": {k: st.get(k) for k in ("step", "tokens", "samples", "train_seconds")},
+        "golden_cases": len(cases),
+        "val": eval_res,
+    }
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
+
+
+def pick_golden_samples(ds, n=3):
+    """One short sample per task (smallest vision length), up to n."""
+    best = {}
+    for i, it in enumerate(ds.items):
+        t = it["task"]
+        if t not in best or it["P"] + it["R"] < ds.items[best[t]]["P"] + ds.items[best[t]]["R"]:
+            best[t] = i
+    out = []
+    for t in ("text", "formula", "table"):
+        if t in best:
+            s = ds.get(best[t])
+            out.append(s)
+    return out[:n]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--ckpt", required=True)
+    p.add_argument("--id", required=True)
+    p.add_argument("--out_root", default=os.path.join(ROOT, "public", "models"))
+    p.add_argument("--vocab", default=os.path.join(HERE, "vocab.json"))
+    p.add_argument("--dtype", default="f32", choices=["f32", "f16"])
+    p.add_argument("--data", default=os.path.join(ROOT, "data", "features"))
+    p.add_argument("--split", default="val")
+    p.add_argument("--eval", default="")
+    a = p.parse_args(argv)
+    torch.set_num_threads(2)
+    model, ck = model_from_ckpt(a.ckpt)
+    tok = Tokenizer.load(a.vocab)
+    samples = []
+    split = os.path.join(a.data, a.split)
+    if os.path.isdir(split):
+        samples = pick_golden_samples(PackedFeatures(split, tok, model.cfg))
+    ev = None
+    evp = a.eval or os.path.join(os.path.dirname(a.ckpt), "eval.json")
+    if os.path.exists(evp):
+        with open(evp) as f:
+            ev = json.load(f)
+    out = os.path.join(a.out_root, a.id)
+    man = export(model, out, a.vocab, samples, a.dtype, ck.get("state"), ev, a.id)
+    print(json.dumps({k: man[k] for k in ("id", "files", "params", "training", "golden_cases")}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""safetensors round trip, export folder contents, golden vectors replayable from the files."""
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+from gocr import decode, fake_data
+from gocr.checkpoint import load_exported
+from gocr.data import PackedFeatures
+from gocr.model import GOCRConfig, GravityOCR
+from gocr.safetensors import load_file, save_file
+from gocr.tokenizer import Tokenizer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+torch.set_num_threads(1)
+
+
+def _bytes(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def _json(p):
+    with open(p, encoding="utf-8") as f:
+        return json.load(f)
+
+
+class ExportTest(unittest.TestCase):
+    def test_safetensors_roundtrip(self):
+        t = {"a": torch.randn(3, 5), "b.weight": torch.randn(7).half(), "i": torch.arange(6).view(2, 3)}
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.safetensors")
+            save_file(t, p, metadata={"k": "v"})
+            with open(p, "rb") as f:
+                raw = f.read()
+            (n,) = struct.unpack("<Q", raw[:8])
+            self.assertEqual(n % 8, 0)
+            hdr = json.loads(raw[8:8 + n])
+            self.assertEqual(hdr["a"]["dtype"], "F32")
+            self.assertEqual(hdr["b.weight"]["shape"], [7])
+            self.assertEqual(hdr["__metadata__"], {"k": "v"})
+            self.assertEqual(len(raw), 8 + n + max(h["data_offsets"][1] for k, h in hdr.items() if k != "__metadata__"))
+            back, meta = load_file(p)
+            for k in t:
+                self.assertTrue(torch.equal(back[k], t[k]), k)
+                self.assertEqual(back[k].dtype, t[k].dtype)
+            self.assertEqual(meta, {"k": "v"})
+
+    def test_export_folder(self):
+        import export  # training/export.py
+        tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
+        torch.manual_seed(0)
+        cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16,
+                         ffn_dim=64, block_size=4, max_positions=256)
+        model = GravityOCR(cfg, ctc_head=True).eval()
+        with tempfile.TemporaryDirectory() as d:
+            fake_data.make_split(os.path.join(d, "val"), 6, seed=3, max_len=5)
+            ds = PackedFeatures(os.path.join(d, "val"), tok, cfg)
+            out = os.path.join(d, "m1")
+            man = export.export(model, out, os.path.join(HERE, "vocab.json"), export.pick_golden_samples(ds),
+                                train_state={"step": 5, "tokens": 100}, eval_res={"x": 1}, model_id="m1")
+            for name in ("model.safetensors", "config.json", "vocab.json", "golden.json"):
+                p = os.path.join(out, name)
+                self.assertEqual(man["files"][name]["sha256"], hashlib.sha256(_bytes(p)).hexdigest())
+            self.assertNotIn("vision.onnx", man["files"])
+            self.assertEqual(man["training"]["step"], 5)
+            self.assertEqual(man["val"], {"x": 1})
+            sd, _ = load_file(os.path.join(out, "model.safetensors"))
+            self.assertFalse(any(k.startswith("ctc_head") for k in sd))
+            self.assertEqual(set(sd), set(model.export_state_dict()))
+            self.assertEqual(_json(os.path.join(out, "config.json"))["block_size"], 4)
+            m2, _ = load_exported(out)
+            for k, v in model.export_state_dict().items():
+                self.assertTrue(torch.equal(m2.state_dict()[k], v), k)
+            g = _json(os.path.join(out, "golden.json"))
+            self.assertEqual(len(g["cases"]), 1)
+            c = g["cases"][0]
+            B = cfg.block_size
+            self.assertEqual(len(c["draft"]["window"]), B + 1)
+            self.assertEqual(len(c["verify"]["logits"]), B + 1)
+            self.assertEqual(len(c["prefix_last_logits"]), cfg.vocab_size)
+            # replay the verify window from the golden description
+            f = np.array(c["vision"], np.float32).reshape(c["vision_shape"])
+            s = decode.Session(m2, f, c["strips"], c["prompt_ids"][-1], 64)
+            self.assertEqual(s.prompt_ids, c["prompt_ids"])
+            com = c["verify"]["committed"]
+            ctx = [c["prompt_ids"][-1]] + com[:-1]
+            s.window(s.emb(ctx), s.x0_pos, torch.ones(len(ctx), len(ctx), dtype=torch.bool).tril())
+            P = len(c["prompt_ids"])
+            vl = s.window(s.emb(c["verify"]["window"]), P - 1 + len(com),
+                          torch.ones(B + 1, B + 1, dtype=torch.bool).tril())
+            np.testing.assert_allclose(vl.numpy(), np.array(c["verify"]["logits"]), atol=1e-5, rtol=1e-5)
+            self.assertEqual(c["greedy_ids"], c["self_spec_ids"])
+
+
+if __name__ == "__main__":
+    unittest.main()
