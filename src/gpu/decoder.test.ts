@@ -63,6 +63,20 @@ describe.skipIf(!dev)('GpuDecoder vs CpuDecoder', () => {
   });
 });
 
+describe.skipIf(!dev)('createDecoder adapter choice', () => {
+  it('uses the CPU decoder on a software adapter unless allowed', async () => {
+    const c = tinyConfig();
+    const w = tinyWeights(c, 1);
+    console.log(`adapter: ${dev!.description}`);
+    const a = await createDecoder(w, c, { prefer: 'webgpu', gpu: dev!.gpu });
+    const b = await createDecoder(w, c, { prefer: 'webgpu', gpu: dev!.gpu, allowSoftwareGpu: true });
+    expect(b.kind).toMatch(/^webgpu/);
+    if (/swiftshader/i.test(dev!.description)) expect(a.kind).toBe('cpu');
+    a.dispose();
+    b.dispose();
+  });
+});
+
 const goldenDirs = findGoldenModels();
 
 describe.skipIf(!dev)('GpuDecoder on exported models (golden.json)', () => {

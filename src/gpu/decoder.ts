@@ -39,6 +39,14 @@ export class GpuDecoder implements DecoderBackend {
   private sin: GPUBuffer;
   private pool = new Map<string, GPUBuffer>();
   private extraRows = 0;
+  /** Calls are serialized: one recorder, one scratch pool. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f, f);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
 
   constructor(device: GPUDevice, weights: DecoderWeights, readonly config: ModelConfig, description = 'webgpu') {
     this.kind = description;
@@ -61,7 +69,15 @@ export class GpuDecoder implements DecoderBackend {
     this.sin = up(t.sin, 'rope.sin');
   }
 
-  async prefill(prefixes: PrefixInput[], opts: PrefillOptions = {}): Promise<void> {
+  prefill(prefixes: PrefixInput[], opts: PrefillOptions = {}): Promise<void> {
+    return this.serial(() => this.prefillNow(prefixes, opts));
+  }
+
+  forward(windows: WindowInput[], opts: { logits?: boolean } = {}): Promise<WindowOutput[]> {
+    return this.serial(() => this.forwardNow(windows, opts));
+  }
+
+  private async prefillNow(prefixes: PrefixInput[], opts: PrefillOptions): Promise<void> {
     const c = this.config;
     const P = Math.min(opts.capacity ?? c.max_positions, c.max_positions);
     const D = c.n_heads * c.head_dim;
@@ -85,7 +101,7 @@ export class GpuDecoder implements DecoderBackend {
     this.lengths = prefixes.map((p) => p.ids.length - 1);
   }
 
-  async forward(windows: WindowInput[], opts: { logits?: boolean } = {}): Promise<WindowOutput[]> {
+  private async forwardNow(windows: WindowInput[], opts: { logits?: boolean }): Promise<WindowOutput[]> {
     const c = this.config;
     const plan = planWindows(windows, this.lengths, this.capacity, c);
     const { M } = plan;

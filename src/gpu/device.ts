@@ -7,6 +7,8 @@ export interface GpuDeviceInfo {
   /** Human-readable adapter description, e.g. "google/swiftshader (Vulkan)". */
   description: string;
   hasF16: boolean;
+  /** A CPU rasterizer (SwiftShader, lavapipe, llvmpipe): correct, but slower than the CPU decoder. */
+  isSoftware: boolean;
 }
 
 export interface RequestDeviceOptions {
@@ -30,7 +32,13 @@ export async function requestGpuDevice(opts: RequestDeviceOptions = {}): Promise
       maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
     },
   });
-  return { device, description: describeAdapter(adapter.info), hasF16 };
+  return { device, description: describeAdapter(adapter.info), hasF16, isSoftware: isSoftwareAdapter(adapter.info) };
+}
+
+export function isSoftwareAdapter(info: GPUAdapterInfo | undefined): boolean {
+  if (!info) return false;
+  if ((info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter) return true;
+  return /swiftshader|lavapipe|llvmpipe|software/i.test(`${info.vendor} ${info.architecture} ${info.device} ${info.description}`);
 }
 
 export function describeAdapter(info: GPUAdapterInfo | undefined): string {

@@ -2,7 +2,7 @@
 import code from '../../../shaders/matmul.wgsl?raw';
 import { GpuContext } from './context.ts';
 
-const TILE = 16;
+const WG = 64;
 
 export function matmul(
   ctx: GpuContext,
@@ -11,11 +11,12 @@ export function matmul(
   N: number,
   K: number,
 ): void {
-  const pipe = ctx.pipeline('matmul', code, { TILE });
+  if (M > 65535) throw new Error(`matmul: ${M} rows exceed one dispatch`);
+  const pipe = ctx.pipeline('matmul', code, { WG });
   ctx.dispatch(
     pipe,
     [{ u32: M }, { u32: N }, { u32: K }, { u32: a.bias ? 1 : 0 }],
     [a.x, a.w, a.bias ?? ctx.dummy(), a.y],
-    [Math.ceil(N / TILE), Math.ceil(M / TILE)],
+    [Math.ceil(N / 4 / WG), M],
   );
 }

@@ -21,6 +21,8 @@ export interface TestDevice {
   device: GPUDevice;
   ctx: GpuContext;
   description: string;
+  /** The Dawn GPU object, for code that requests its own adapter (createDecoder). */
+  gpu: GPU;
 }
 
 let cached: Promise<TestDevice | null> | null = null;
@@ -52,7 +54,7 @@ async function open(): Promise<TestDevice | null> {
   });
   // Keep a reference so the GPU object is not collected while the device lives.
   (globalThis as Record<string, unknown>).__gocrTestGpu = gpu;
-  return { device, ctx: new GpuContext(device), description: describeAdapter(adapter.info) };
+  return { device, ctx: new GpuContext(device), description: describeAdapter(adapter.info), gpu };
 }
 
 /** Older name kept for callers written against the first harness. */
