@@ -55,6 +55,9 @@ describe('self-spec ≡ AR on the CPU reference decoder (tiny random model)', ()
           checkTrace(r, 'selfspec');
         });
       }
+      // Reusing the prefill (cache cut back to the prefixes) gives the same output.
+      const again = await decodeSelfSpec(dec, prefixes, { maxNewTokens: 40, blockSize: 8, reusePrefill: true });
+      again.forEach((r, i) => expect(r.tokens).toEqual(ar[i].tokens));
       // A sequence alone decodes like the same sequence inside the batch.
       const alone = await decodeSelfSpec(dec, [prefixes[1]], { maxNewTokens: 40, blockSize: 8 });
       expect(alone[0].tokens).toEqual(ar[1].tokens);

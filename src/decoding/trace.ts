@@ -52,6 +52,11 @@ export interface DecodeOptions {
   onRound?: (seq: number, round: RoundTrace) => void;
   /** KV slots per sequence; default: enough for prefix + maxNewTokens + a block (≤ max_positions). */
   capacity?: number;
+  /**
+   * The backend already holds these prefixes' prefill (same order): skip prefill and cut each
+   * cache back to its prefix. Lets AR, self-spec and diffusion share one prefill.
+   */
+  reusePrefill?: boolean;
 }
 
 /** Per-sequence bookkeeping common to the three loops. */
@@ -114,8 +119,11 @@ export class SeqState {
 export async function startBatch(backend: DecoderBackend, prefixes: PrefixInput[], opts: DecodeOptions, extra: number): Promise<SeqState[]> {
   const c = backend.config;
   const longest = Math.max(...prefixes.map((p) => p.ids.length));
-  const capacity = Math.min(c.max_positions, opts.capacity ?? longest + opts.maxNewTokens + extra + 2);
-  await backend.prefill(prefixes, { capacity });
+  let capacity = Math.min(c.max_positions, opts.capacity ?? longest + opts.maxNewTokens + extra + 2);
+  if (opts.reusePrefill) {
+    capacity = backend.capacity;
+    prefixes.forEach((p, i) => backend.truncate(i, p.ids.length - 1));
+  } else await backend.prefill(prefixes, { capacity });
   return prefixes.map((p) => {
     const s = new SeqState(p, opts.maxNewTokens, c.eos_id, capacity);
     if (opts.maxNewTokens <= 0) s.stop = 'max_new_tokens';

@@ -26,6 +26,7 @@ async function checkModel(dir: string): Promise<void> {
     check('draft logits', r.draft, c.draft.logits.flat());
     check('verify logits', r.verify, c.verify.logits.flat());
     expect(r.greedy, `case ${n} greedy ids`).toEqual(c.greedy_ids);
+    expect(r.selfSpec, `case ${n} self-spec ids`).toEqual(c.greedy_ids);
   }
 }
 

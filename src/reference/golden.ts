@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeAR } from '../decoding/ar.ts';
+import { decodeSelfSpec } from '../decoding/selfspec.ts';
 import type { ModelConfig } from '../recognizer/config.ts';
 import { buildPrefix, loadModel, type DecoderBackend, type DecoderWeights, type PrefixInput, type WindowMode } from '../recognizer/model.ts';
 
@@ -32,8 +33,11 @@ export interface GoldenModel {
   cases: GoldenCase[];
 }
 
-/** Every public/models/<id>/ that holds golden.json + model.safetensors + config.json. */
-export function findGoldenModels(root = join(process.cwd(), 'public', 'models')): string[] {
+/**
+ * Every <root>/<id>/ that holds golden.json + model.safetensors + config.json; root defaults to
+ * $GOCR_GOLDEN_ROOT or public/models.
+ */
+export function findGoldenModels(root = process.env.GOCR_GOLDEN_ROOT || join(process.cwd(), 'public', 'models')): string[] {
   if (!existsSync(root)) return [];
   return readdirSync(root)
     .map((d) => join(root, d))
@@ -46,8 +50,20 @@ export function loadGoldenModel(dir: string): GoldenModel {
   return { dir, config, weights, cases };
 }
 
+/**
+ * training/export.py writes prompt_ids as the whole prefix ([0]*rows, <sep>, …, <task>, vision
+ * rows as placeholder 0); a shorter prompt_ids is taken as the tokens after the vision rows.
+ */
 export function goldenPrefix(c: GoldenCase, config: ModelConfig): PrefixInput {
-  return buildPrefix(Float32Array.from(c.vision), c.strips, c.prompt_ids, config);
+  const vision = Float32Array.from(c.vision);
+  const full = c.strips.reduce((a, b) => a + b, 0) + Math.max(0, c.strips.length - 1) + 1;
+  if (c.prompt_ids.length !== full) return buildPrefix(vision, c.strips, c.prompt_ids, config);
+  const p = buildPrefix(vision, c.strips, [c.prompt_ids[full - 1]], config);
+  p.ids.forEach((id, i) => {
+    const want = id < 0 ? 0 : id;
+    if (c.prompt_ids[i] !== want) throw new Error(`golden prompt_ids[${i}] = ${c.prompt_ids[i]}, layout says ${want}`);
+  });
+  return p;
 }
 
 export interface GoldenReplay {
@@ -57,19 +73,24 @@ export interface GoldenReplay {
   draftIds: Int32Array;
   verifyIds: Int32Array;
   greedy: number[]; // committed tokens, EOS included when emitted
+  selfSpec: number[]; // self-spec output (B = the draft window's masks), EOS included when emitted
 }
 
-/** Replays a case: windows start at prefix_len − 1 + len(committed), with causal K/V before them. */
-export async function replayGolden(backend: DecoderBackend, c: GoldenCase, config: ModelConfig): Promise<GoldenReplay> {
+/**
+ * Replays a case on one prefill: windows start at prefix_len − 1 + len(committed) with causal
+ * K/V of the prompt and committed[:−1] before them. `selfSpec: false` skips the self-spec run.
+ */
+export async function replayGolden(backend: DecoderBackend, c: GoldenCase, config: ModelConfig, opts: { selfSpec?: boolean } = {}): Promise<GoldenReplay> {
   const prefix = goldenPrefix(c, config);
   const p0 = prefix.ids.length - 1;
   const x0 = prefix.ids[p0];
-  const capacity = Math.min(config.max_positions, prefix.ids.length + c.greedy_ids.length + 2 * c.draft.window.length + 4);
+  const B = c.draft.window.length - 1;
+  const capacity = Math.min(config.max_positions, prefix.ids.length + c.greedy_ids.length + 2 * B + 6 + c.verify.committed.length);
   await backend.prefill([prefix], { capacity });
   const [first] = await backend.forward([{ seq: 0, start: p0, ids: [x0], mode: 'causal' }], { logits: true });
 
   const runWindow = async (g: GoldenWindow, mode: WindowMode) => {
-    await backend.prefill([prefix], { capacity });
+    backend.truncate(0, p0);
     const history = [x0, ...g.committed];
     if (history.length > 1) await backend.forward([{ seq: 0, start: p0, ids: history.slice(0, -1), mode: 'causal' }]);
     const [o] = await backend.forward([{ seq: 0, start: p0 + g.committed.length, ids: g.window, mode }], { logits: true });
@@ -79,7 +100,13 @@ export async function replayGolden(backend: DecoderBackend, c: GoldenCase, confi
   const v = await runWindow(c.verify, 'causal');
 
   const eos = config.eos_id;
-  const [ar] = await decodeAR(backend, [prefix], { maxNewTokens: Math.max(1, c.greedy_ids.length), capacity });
+  const maxNewTokens = Math.max(1, c.greedy_ids.length);
+  const [ar] = await decodeAR(backend, [prefix], { maxNewTokens, reusePrefill: true });
   const greedy = ar.stop === 'eos' ? [...ar.tokens, eos] : ar.tokens;
-  return { prefixLast: first.logits!, draft: d.logits!, verify: v.logits!, draftIds: d.ids, verifyIds: v.ids, greedy };
+  let selfSpec: number[] = [];
+  if (opts.selfSpec !== false) {
+    const [ss] = await decodeSelfSpec(backend, [prefix], { maxNewTokens, blockSize: B, reusePrefill: true });
+    selfSpec = ss.stop === 'eos' ? [...ss.tokens, eos] : ss.tokens;
+  }
+  return { prefixLast: first.logits!, draft: d.logits!, verify: v.logits!, draftIds: d.ids, verifyIds: v.ids, greedy, selfSpec };
 }
