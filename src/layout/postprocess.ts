@@ -72,7 +72,7 @@ export function decodeDetections(
   const cand: number[] = []; // flat index cell*C + c
   for (let i = 0; i < scores.length; i++) if (scores[i] > o.scoreThreshold) cand.push(i);
   cand.sort((a, b) => scores[b] - scores[a] || a - b);
-  const top = cand.slice(0, o.preNmsTop ?? 1000);
+  const top = cand.slice(0, o.preNmsTop ?? 10000);
   const out: Detection[] = [];
   for (let c = 0; c < C; c++) {
     const bs: Box[] = [];

@@ -38,14 +38,17 @@ export function grayPlane(img: Image): Float32Array {
     for (let i = 0; i < n; i++) out[i] = d[i];
     return out;
   }
+  let opaque = true;
+  if (c === 4) for (let p = 3; p < d.length; p += 4) if (d[p] !== 255) { opaque = false; break; }
+  if (opaque) {
+    for (let i = 0, p = 0; i < n; i++, p += c) out[i] = f32(f32(f32(WR * d[p]) + f32(WG * d[p + 1])) + f32(WB * d[p + 2]));
+    return out;
+  }
   for (let i = 0, p = 0; i < n; i++, p += c) {
-    let r = d[p], g = d[p + 1], b = d[p + 2];
-    if (c === 4 && d[p + 3] !== 255) {
-      const a = d[p + 3] / 255;
-      r = r * a + 255 * (1 - a);
-      g = g * a + 255 * (1 - a);
-      b = b * a + 255 * (1 - a);
-    }
+    const a = d[p + 3] / 255;
+    const r = d[p] * a + 255 * (1 - a);
+    const g = d[p + 1] * a + 255 * (1 - a);
+    const b = d[p + 2] * a + 255 * (1 - a);
     out[i] = f32(f32(f32(WR * r) + f32(WG * g)) + f32(WB * b));
   }
   return out;

@@ -41,7 +41,7 @@ def nms(boxes, scores, iou_thr):
     return keep
 
 
-def postprocess(scores, boxes, scale, page_w, page_h, score_thr, nms_iou, max_det, pre_nms_top=1000):
+def postprocess(scores, boxes, scale, page_w, page_h, score_thr, nms_iou, max_det, pre_nms_top=10000):
     """scores (HW, C), boxes (HW, 4) in input px -> [{cls, box (page px), score}] sorted by score."""
     scores = np.asarray(scores, np.float32)
     boxes = np.asarray(boxes, np.float32)
