@@ -1,9 +1,13 @@
-// Builds the engine's LayoutModel from the shipped layout detector (public/models/<layout>/).
+// Builds the engine's LayoutModel from the shipped layout detector (public/models/<layout>/:
+// layout.onnx + config.json), run on the same onnxruntime module as the vision encoder.
 import type { AssetFetcher, LayoutModel, ModelIndex } from './engine';
 import type { OrtModuleLike } from '../recognizer/vision';
+import { loadLayoutDetector } from '../layout/detector';
 
-export async function makeLayoutModel(fetcher: AssetFetcher, _ort: OrtModuleLike, index: ModelIndex): Promise<LayoutModel> {
-  // Fails loudly until the detector is exported (issue 6); the engine reports the message.
-  await fetcher.fetch(`${index.layout}/config.json`);
-  throw new Error(`layout model ${index.layout} is not wired yet`);
+export async function makeLayoutModel(fetcher: AssetFetcher, ort: OrtModuleLike, index: ModelIndex, sessionOptions?: unknown): Promise<LayoutModel> {
+  const det = await loadLayoutDetector((p) => fetcher.fetch(p), ort, index.layout, sessionOptions);
+  return {
+    name: `${index.layout} (${det.config.input_w}×${det.config.input_h})`,
+    detect: (page) => det.detect(page),
+  };
 }
