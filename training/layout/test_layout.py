@@ -1,0 +1,93 @@
+"""Fast checks of the layout detector's Python side: preprocessing, targets, losses, NMS, mAP, decode."""
+import os
+import sys
+import unittest
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+from common import LayoutConfig, area_weights, fit_scale, preprocess  # noqa: E402
+from metrics import average_precision, nms, postprocess  # noqa: E402
+from model import LayoutNet, decode  # noqa: E402
+from targets import assign, detection_loss, giou_loss_ltrb  # noqa: E402
+
+
+class TestPreprocess(unittest.TestCase):
+    def test_area_resize_matches_dense(self):
+        rng = np.random.default_rng(0)
+        g = rng.uniform(0, 255, (211, 157)).astype(np.float32)
+        cfg = LayoutConfig(input_h=64, input_w=48)
+        x, s = preprocess(g, cfg)
+        _, nh, nw = fit_scale(211, 157, 64, 48)
+        ref = (255 - area_weights(211, nh, s) @ g.astype(np.float64) @ area_weights(157, nw, s).T) / 255
+        np.testing.assert_allclose(x[:nh, :nw], ref, atol=1e-5)
+        self.assertTrue(np.all(x[nh:, :] == 0) and np.all(x[:, nw:] == 0))
+
+    def test_weights_rows_sum_to_one(self):
+        m = area_weights(1650, 640, 640 / 1650)
+        np.testing.assert_allclose(m.sum(1), 1, atol=1e-12)
+
+
+class TestTargets(unittest.TestCase):
+    def test_assign_inside_smallest_and_tiny(self):
+        boxes = np.array([[0, 0, 64, 64], [16, 16, 32, 32], [60, 2, 62, 4]], np.float32)
+        labels = np.array([2, 7, 10])
+        cls_t, ltrb = assign(boxes, labels, 8, 8, 8)
+        grid = cls_t.reshape(8, 8)
+        self.assertEqual(grid[0, 0], 2)
+        self.assertEqual(grid[2, 2], 7)  # smaller box wins inside the big one
+        self.assertEqual(grid[0, 7], 10)  # tiny box gets the cell nearest its centre
+        # cell (2,2) centre is (20,20): distances to the small box
+        np.testing.assert_allclose(ltrb[2 * 8 + 2], [4, 4, 12, 12])
+        self.assertTrue(np.all(ltrb[cls_t >= 0] > 0))
+
+    def test_giou_perfect_and_loss_runs(self):
+        t = torch.tensor([[3.0, 4.0, 5.0, 6.0]])
+        self.assertAlmostEqual(float(giou_loss_ltrb(t, t)[0]), 0.0, places=6)
+        net = LayoutNet(12, 16, 24)
+        x = torch.rand(2, 1, 64, 64)
+        cls_t, ltrb = assign(np.array([[8, 8, 40, 30]], np.float32), np.array([2]), 8, 8, 8)
+        c = torch.from_numpy(np.stack([cls_t, cls_t]))
+        l = torch.from_numpy(np.stack([ltrb, ltrb]))
+        loss, parts = detection_loss(*net(x), c, l)
+        loss.backward()
+        self.assertTrue(np.isfinite(float(loss)))
+        self.assertEqual(parts["npos"], 2 * int((cls_t >= 0).sum()))
+
+    def test_decode_shapes_and_centres(self):
+        net = LayoutNet(12, 16, 24).eval()
+        with torch.no_grad():
+            cls, reg, ctr = net(torch.zeros(1, 1, 64, 48))
+            reg = torch.zeros_like(reg)  # exp(0) = 1 px each side
+            scores, boxes = decode(cls, reg, ctr, 8)
+        self.assertEqual(tuple(scores.shape), (1, 48, 12))
+        np.testing.assert_allclose(boxes[0, 0].numpy(), [3, 3, 5, 5])
+        np.testing.assert_allclose(boxes[0, 7].numpy(), [11, 11, 13, 13])  # row 1, col 1 of a 6-wide grid
+
+
+class TestPost(unittest.TestCase):
+    def test_nms(self):
+        boxes = [[0, 0, 100, 100], [5, 5, 100, 100], [200, 0, 300, 100], [0, 0, 100, 40]]
+        self.assertEqual(nms(boxes, [0.8, 0.9, 0.5, 0.7], 0.5), [1, 3, 2])
+        self.assertEqual(nms([[0, 0, 10, 10], [0, 0, 10, 10]], [0.5, 0.5], 0.5), [0])
+
+    def test_postprocess_matches_ts_vector(self):
+        # same vector as src/layout/postprocess.test.ts
+        scores = np.array([[0.9, 0.1, 0], [0.8, 0, 0], [0, 0.7, 0], [0.05, 0, 0.6]], np.float32)
+        boxes = np.array([[10, 10, 50, 30], [11, 10, 50, 31], [10, 10, 50, 30], [40, 40, 90, 70]], np.float32)
+        d = postprocess(scores, boxes, 0.5, 150, 120, 0.3, 0.5, 10)
+        self.assertEqual([x["cls"] for x in d], [0, 1, 2])
+        self.assertEqual(d[0]["box"], [20, 20, 100, 60])
+        self.assertEqual(d[2]["box"], [80, 80, 150, 120])
+
+    def test_ap(self):
+        g = [[{"cls": 0, "box": [0, 0, 10, 10]}, {"cls": 0, "box": [20, 20, 40, 40]}]]
+        dup = [[{"cls": 0, "box": [0, 0, 10, 10], "score": 0.9}, {"cls": 0, "box": [0, 0, 10, 10], "score": 0.8}]]
+        self.assertAlmostEqual(average_precision(dup, g, 1, 0.5)[0][0], 51 / 101)
+
+
+if __name__ == "__main__":
+    unittest.main()
