@@ -2,10 +2,12 @@
 // A block of B tokens y1..yB after x0 (position p) is filled over several draft forwards of
 // the window [x0, s1..sB] (s_j = y_j once filled, else <mask>; row j−1 predicts y_j, row B is
 // unused): each step fills every still-masked slot whose argmax probability is ≥ threshold,
-// and at least the most confident one. A finished block gets a cache-write forward — causal
-// over [x0, y1..y(B−1)] — so the cache holds causal K/V again; y_B is the next x0.
+// and at least the most confident one. Row 0 is causal, so x0's slot already holds causal K/V;
+// a finished block gets a cache-write forward — causal over y1..y(B−1) at p+1 — so the cache
+// holds causal K/V again; y_B is the next x0 (as training/gocr/decode.py does).
 // No verification: quality drops as the threshold falls. Tokens are committed once the slots
-// before them are filled too; `tokenRound` records the step that filled each one.
+// before them are filled too (`tokenRound` records the step that filled each one), and decoding
+// stops as soon as a committed EOS is reached (Python fills the rest of that block first).
 import type { DecoderBackend, PrefixInput, WindowInput } from '../recognizer/model.ts';
 import { emptyRound, startBatch, type DecodeOptions, type DecodeResult } from './trace.ts';
 
@@ -42,8 +44,8 @@ export async function decodeDiffusion(backend: DecoderBackend, prefixes: PrefixI
         blocks[i] = { phase: 'fill', y: new Array<number | null>(B).fill(null), filledAt: new Array<number>(B).fill(-1), committed: 0 };
       }
       const b = blocks[i]!;
-      const ids = b.phase === 'fill' ? [s.x0, ...b.y.map((t) => t ?? mask)] : [s.x0, ...(b.y.slice(0, -1) as number[])];
-      windows.push({ seq: i, start: s.pos, ids, mode: b.phase === 'fill' ? 'draft' : 'causal' });
+      if (b.phase === 'fill') windows.push({ seq: i, start: s.pos, ids: [s.x0, ...b.y.map((t) => t ?? mask)], mode: 'draft' });
+      else windows.push({ seq: i, start: s.pos + 1, ids: b.y.slice(0, -1) as number[], mode: 'causal' });
       who.push(i);
     });
     if (windows.length === 0) break;
@@ -53,10 +55,7 @@ export async function decodeDiffusion(backend: DecoderBackend, prefixes: PrefixI
       const b = blocks[i]!;
       if (b.phase === 'write') {
         s.forwards.cacheWrite++;
-        s.pos += b.y.length;
-        s.x0 = b.y[b.y.length - 1] as number;
-        backend.truncate(i, s.pos);
-        blocks[i] = null;
+        advance(i);
         return;
       }
       s.forwards.draft++;
@@ -80,8 +79,22 @@ export async function decodeDiffusion(backend: DecoderBackend, prefixes: PrefixI
       s.commit(b.y.slice(b.committed, n) as number[], r, b.filledAt.slice(b.committed, n));
       b.committed = n;
       opts.onRound?.(i, r);
-      if (n === b.y.length) b.phase = 'write';
+      if (n === b.y.length) {
+        backend.truncate(i, s.pos + 1); // x0's causal K/V from row 0; mask slots are scratch
+        if (b.y.length > 1) b.phase = 'write';
+        else advance(i);
+      }
     });
   }
   return seqs.map((s) => s.result('diffusion'));
+
+  /** The block is in the cache (causal): its last token becomes x0 at p + B. */
+  function advance(i: number): void {
+    const s = seqs[i];
+    const y = blocks[i]!.y;
+    s.pos += y.length;
+    s.x0 = y[y.length - 1] as number;
+    backend.truncate(i, s.pos);
+    blocks[i] = null;
+  }
 }
