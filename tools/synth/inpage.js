@@ -88,6 +88,14 @@
         }
       }
     }
+    // 1b. text paragraphs are 1-8 lines (recognizer target lengths): drop longer ones
+    for (const el of cols.querySelectorAll('.pb > .text')) {
+      const lh = parseFloat(getComputedStyle(el).lineHeight) || 1;
+      if (el.getBoundingClientRect().height > lh * 8.5) {
+        el.parentElement.remove();
+        removed++;
+      }
+    }
     // 2. overflow: keep blocks in order; after the first one that does not fit, keep only later
     //    blocks that fit into the space left at the end of the last column (reading order = DOM order)
     for (let iter = 0; iter < 20; iter++) {

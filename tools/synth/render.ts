@@ -95,7 +95,8 @@ export class Renderer {
   }
 
   async pdf(tab: number, widthCss: number, heightCss: number): Promise<Buffer> {
-    return this.tabs[tab].page.pdf({ width: `${widthCss}px`, height: `${heightCss}px`, printBackground: true, margin: { top: '0', left: '0', right: '0', bottom: '0' }, pageRanges: '1' });
+    const pdf = await this.tabs[tab].page.pdf({ width: `${widthCss}px`, height: `${heightCss}px`, printBackground: true, margin: { top: '0', left: '0', right: '0', bottom: '0' }, pageRanges: '1' });
+    return fixPdfDates(pdf);
   }
 
   async degrade(tab: number, png: Buffer, p: DegradeParams): Promise<Buffer> {
@@ -107,4 +108,10 @@ export class Renderer {
     await this.ctx.close().catch(() => undefined);
     await this.browser.close().catch(() => undefined);
   }
+}
+
+/** Chromium stamps CreationDate/ModDate: replace them in place (same length, xref stays valid) so PDFs are reproducible. */
+export function fixPdfDates(pdf: Buffer): Buffer {
+  const s = pdf.toString('latin1').replace(/D:\d{14}([+\-Z][0-9'+\-Z]*)?/g, (m) => ('D:20000101000000' + "+00'00'").slice(0, m.length).padEnd(m.length, ' '));
+  return Buffer.from(s, 'latin1');
 }

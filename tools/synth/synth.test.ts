@@ -140,14 +140,14 @@ describe('generator', () => {
     const corpus = loadCorpus(fixtureCorpus(join(tmp, 'corpus')));
     a = join(tmp, 'a');
     b = join(tmp, 'b');
-    const s1 = await generate({ pages: 2, seed: 123, split: 'val', out: a, dpi: 150, pdf: false, degrade: false, tabs: 2, corpus });
-    await generate({ pages: 2, seed: 123, split: 'val', out: b, dpi: 150, pdf: false, degrade: false, tabs: 1, corpus });
+    const s1 = await generate({ pages: 2, seed: 123, split: 'val', out: a, dpi: 150, pdf: true, degrade: false, tabs: 2, corpus });
+    await generate({ pages: 2, seed: 123, split: 'val', out: b, dpi: 150, pdf: true, degrade: false, tabs: 1, corpus });
     fontCheck = s1.fontCheck;
   });
   it('finds at least 12 real font families', () => {
     expect(Object.values(fontCheck).filter(Boolean).length).toBeGreaterThanOrEqual(12);
   });
-  it('same seed gives the same JSON bytes and identical PNGs', () => {
+  it('same seed gives the same JSON bytes, identical PNGs and PDFs', () => {
     const fa = readdirSync(a).sort();
     expect(fa).toEqual(readdirSync(b).sort());
     expect(fa.filter((f) => f.endsWith('.png')).length).toBe(2);
