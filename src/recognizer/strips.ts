@@ -290,8 +290,9 @@ function mergeBands(input: Band[], prof: Int32Array, comps: Component[], rule: b
   }
   // Touching lines (tight line height, accents/descenders bridging the gap): split by baselines.
   const out: Band[] = [];
+  const Ht = lineHeight(bands, medH);
   for (const b of bands) {
-    if (b.y1 - b.y0 > 2.2 * medH) out.push(...splitByBaselines(b, prof, comps, rule, medH));
+    if (b.y1 - b.y0 > 2.2 * medH) out.push(...splitByBaselines(b, prof, comps, rule, medH, Ht));
     else out.push(b);
   }
   return out;
@@ -301,26 +302,28 @@ function mergeBands(input: Band[], prof: Int32Array, comps: Component[], rule: b
  * Split a band at the rows between distinct text baselines. Baselines are clusters of the bottoms
  * of glyph-sized components (dots, accents, commas and sub/superscripts are too small to count);
  * descenders sit < 1.2 glyph heights below their baseline, so clusters closer than that are one
- * line. The cut is the least-inked row between a baseline and the next line's x-height top.
+ * line. The cut is the least-inked row between a baseline and the next line's x-height top; both
+ * pieces must be at least 0.6 line heights (Ht) tall.
  */
-function splitByBaselines(b: Band, prof: Int32Array, comps: Component[], rule: boolean[], medH: number): Band[] {
-  const bottoms: number[] = [];
+function splitByBaselines(b: Band, prof: Int32Array, comps: Component[], rule: boolean[], medH: number,
+  Ht: number): Band[] {
+  const glyphs: { y: number; h: number }[] = [];
   for (let i = 0; i < comps.length; i++) {
     const c = comps[i];
     if (rule[i] || c.y0 < b.y0 || c.y1 > b.y1) continue;
     const h = c.y1 - c.y0;
     if (h < 0.6 * medH || h > 2.5 * medH) continue;
-    bottoms.push(c.y1);
+    glyphs.push({ y: c.y1, h });
   }
-  if (bottoms.length < 4) return [b];
-  bottoms.sort((x, y) => x - y);
+  if (glyphs.length < 4) return [b];
+  glyphs.sort((p, q) => p.y - q.y);
   // Greedy 1-D clustering, then join clusters closer than 1.2 medH (keeping the bigger).
-  let clusters: { y: number; n: number }[] = [];
+  let clusters: { y: number; n: number; hs: number[] }[] = [];
   let start = 0;
-  for (let i = 1; i <= bottoms.length; i++) {
-    if (i === bottoms.length || bottoms[i] - bottoms[i - 1] > 0.5 * medH) {
-      const part = bottoms.slice(start, i);
-      clusters.push({ y: part[part.length >> 1], n: part.length });
+  for (let i = 1; i <= glyphs.length; i++) {
+    if (i === glyphs.length || glyphs[i].y - glyphs[i - 1].y > 0.5 * medH) {
+      const part = glyphs.slice(start, i);
+      clusters.push({ y: part[part.length >> 1].y, n: part.length, hs: part.map((g) => g.h) });
       start = i;
     }
   }
@@ -330,16 +333,16 @@ function splitByBaselines(b: Band, prof: Int32Array, comps: Component[], rule: b
       if (clusters[i + 1].y - clusters[i].y < 1.2 * medH) {
         const a = clusters[i];
         const c = clusters[i + 1];
-        clusters.splice(i, 2, { y: a.n >= c.n ? a.y : c.y, n: a.n + c.n });
+        clusters.splice(i, 2, { y: a.n >= c.n ? a.y : c.y, n: a.n + c.n, hs: [...a.hs, ...c.hs] });
         merged = true;
         break;
       }
     }
   }
-  // A line has many glyphs on its baseline; a few raised/lowered marks (superscripts, daggers,
-  // subscripts) do not make a line.
+  // A line has several full-size glyphs on its baseline; a few raised/lowered small marks
+  // (superscripts, daggers, subscripts) do not make a line. A short line of full-size glyphs does.
   const maxN = Math.max(...clusters.map((c) => c.n));
-  clusters = clusters.filter((c) => c.n >= Math.max(3, 0.2 * maxN));
+  clusters = clusters.filter((c) => c.n >= 3 && (c.n >= 0.2 * maxN || median(c.hs) >= 0.85 * medH));
   if (clusters.length < 2) return [b];
   const out: Band[] = [];
   let y0 = b.y0;
@@ -354,7 +357,10 @@ function splitByBaselines(b: Band, prof: Int32Array, comps: Component[], rule: b
       const v = prof[y];
       if (v < bestV || (v === bestV && Math.abs(y - mid) < Math.abs(best - mid))) { best = y; bestV = v; }
     }
-    if (best - y0 < 0.8 * medH) continue;
+    // Both pieces must be line-sized: an inline fraction's denominator or a hanging subscript
+    // under a line is part of that line.
+    const minPiece = Math.max(0.8 * medH, 0.6 * Ht);
+    if (best - y0 < minPiece || b.y1 - best < minPiece) continue;
     out.push({ y0, y1: best });
     y0 = best;
   }
