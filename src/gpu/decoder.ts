@@ -113,10 +113,13 @@ export class GpuDecoder implements DecoderBackend {
     matmul(this.ctx, { x: xn, w: this.w.lm, y: logits }, M, V, c.d_model);
     const ids = this.buf('ids', M), margin = this.buf('margin', M), conf = this.buf('conf', M);
     argmax(this.ctx, { logits, ids, margin, conf }, M, V);
-    const gotIds = new Int32Array(await this.ctx.read(ids, M * 4));
-    const gotMargin = await this.ctx.readF32(margin, M);
-    const gotConf = await this.ctx.readF32(conf, M);
-    const gotLogits = opts.logits ? await this.ctx.readF32(logits, M * V) : null;
+    const parts = [ids, margin, conf].map((buf) => ({ buf, bytes: M * 4 }));
+    if (opts.logits) parts.push({ buf: logits, bytes: M * V * 4 });
+    const got = await this.ctx.readMany(parts);
+    const gotIds = new Int32Array(got[0]);
+    const gotMargin = new Float32Array(got[1]);
+    const gotConf = new Float32Array(got[2]);
+    const gotLogits = opts.logits ? new Float32Array(got[3]) : null;
     return windows.map((w, i) => {
       this.lengths[w.seq] = w.start + w.ids.length;
       const a = plan.offsets[i];

@@ -108,6 +108,32 @@ export class GpuContext {
     return out;
   }
 
+  /** Several read-backs with one submit and one map (fewer round trips per decode step). */
+  async readMany(parts: { buf: GPUBuffer; bytes: number }[]): Promise<ArrayBuffer[]> {
+    this.flush();
+    const sizes = parts.map((p) => align(Math.max(p.bytes, 4), 4));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const staging = this.device.createBuffer({ size: total, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const enc = this.device.createCommandEncoder();
+    let off = 0;
+    parts.forEach((p, i) => {
+      enc.copyBufferToBuffer(p.buf, 0, staging, off, sizes[i]);
+      off += sizes[i];
+    });
+    this.device.queue.submit([enc.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const range = staging.getMappedRange();
+    off = 0;
+    const out = parts.map((p, i) => {
+      const r = range.slice(off, off + p.bytes);
+      off += sizes[i];
+      return r;
+    });
+    staging.unmap();
+    staging.destroy();
+    return out;
+  }
+
   async readF32(buf: GPUBuffer, count: number, offset = 0): Promise<Float32Array> {
     return new Float32Array(await this.read(buf, count * 4, offset * 4));
   }
