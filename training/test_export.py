@@ -1,5 +1,6 @@
 """safetensors round trip, export folder contents, golden vectors replayable from the files."""
 import hashlib
+import importlib.util
 import json
 import os
 import struct
@@ -52,7 +53,10 @@ class ExportTest(unittest.TestCase):
             self.assertEqual(meta, {"k": "v"})
 
     def test_export_folder(self):
-        import export  # training/export.py
+        # load training/export.py by path: training/layout/ has its own export.py on sys.path
+        spec = importlib.util.spec_from_file_location("gocr_export_cli", os.path.join(HERE, "export.py"))
+        export = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(export)
         tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
         torch.manual_seed(0)
         cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16,

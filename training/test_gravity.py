@@ -112,6 +112,40 @@ class CollateTest(unittest.TestCase):
                 blk = bt["blk"][b].numpy()[P:P + R]
                 self.assertTrue(any(np.array_equal(blk, (np.arange(R) + dl) // B) for dl in range(B)))
 
+    def test_diff_blocks_subset(self):
+        cfg, B = self.cfg, self.cfg.block_size
+        s = dict(self.samples[0], ids=self.tok.encode("a longer target text"))
+        n = len(s["ids"])
+        P, R = sum(s["strips"]) + len(s["strips"]), n + B
+        resp = np.array(s["ids"] + [cfg.eos_id] * B)
+        seen = set()
+        for seed in range(40):
+            bt = gravity.collate([s], cfg, np.random.default_rng(seed), diff_blocks=1)
+            st, ids, pos = bt["stream"][0].numpy(), bt["ids"][0].numpy(), bt["pos"][0].numpy()
+            np.testing.assert_array_equal(ids[P:P + R], resp)
+            a, b = np.nonzero(st == gravity.CORR_A)[0], np.nonzero(st == gravity.CORR_B)[0]
+            self.assertEqual(len(a), len(b))
+            self.assertLessEqual(len(a), B)
+            np.testing.assert_array_equal(pos[a], pos[b])
+            r = pos[a] - P
+            self.assertTrue(np.all(np.diff(r) == 1))
+            blk = bt["blk"][0].numpy()[a]
+            self.assertEqual(len(set(blk.tolist())), 1)  # one whole block
+            self.assertTrue(np.all((ids[a] == cfg.mask_id) ^ (ids[b] == cfg.mask_id)))
+            seen.add(int(blk[0]))
+            # labels: masked tokens only, predictor = previous row of the same stream
+            for i, y, k in zip(bt["df_i"].numpy(), bt["df_y"].numpy(), bt["df_s"].numpy()):
+                rows = a if k == 0 else b
+                if i == P - 1:
+                    self.assertEqual(r[0], 0)
+                    self.assertEqual(y, resp[0])
+                else:
+                    j = int(np.nonzero(rows == i)[0][0]) + 1
+                    self.assertEqual(y, resp[r[j]])
+                    self.assertEqual(ids[rows[j]], cfg.mask_id)
+        nb = (R + B - 1) // B
+        self.assertGreaterEqual(len(seen), nb - 1)
+
     def test_draft_window_is_in_distribution(self):
         """Draft mask rows of the decode window == training rows of an all-masked corrupted block."""
         torch.manual_seed(0)

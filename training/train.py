@@ -56,6 +56,7 @@ def parse(argv=None):
     p.add_argument("--ctc_weight", type=float, default=1.0)
     p.add_argument("--ctc_decay_steps", type=int, default=0, help="linearly decay CTC weight to 0.1x")
     p.add_argument("--no_jitter", action="store_true")
+    p.add_argument("--diff_blocks", type=int, default=0, help="corrupted streams on a random run of this many blocks (0 = all)")
     p.add_argument("--ckpt_minutes", type=float, default=10)
     p.add_argument("--log_every", type=int, default=20)
     p.add_argument("--eval_every", type=int, default=500)
@@ -159,7 +160,8 @@ def main(argv=None):
                              {"params": no_decay, "weight_decay": 0.0}], lr=a.lr, betas=(0.9, 0.95))
     if ck is not None and "opt" in ck:
         opt.load_state_dict(ck["opt"])
-    train = PackedFeatures(os.path.join(a.data, a.train_split), tok, cfg, max_len=a.max_len)
+    train = PackedFeatures(os.path.join(a.data, a.train_split), tok, cfg, max_len=a.max_len,
+                           diff_blocks=a.diff_blocks)
     val_dir = os.path.join(a.data, a.val_split)
     val = PackedFeatures(val_dir, tok, cfg, max_len=a.max_len) if os.path.isdir(val_dir) else None
     log(f"params {model.n_params()} (exported) | train {len(train)} (skipped {train.skipped}) | "
@@ -189,7 +191,8 @@ def main(argv=None):
         for g in opt.param_groups:
             g["lr"] = lr
         samples = stream.next(step)
-        batch = gravity.collate(samples, cfg, rng, jitter=not a.no_jitter, struct_ids=struct_ids)
+        batch = gravity.collate(samples, cfg, rng, jitter=not a.no_jitter, struct_ids=struct_ids,
+                                diff_blocks=a.diff_blocks)
         cw = a.ctc_weight
         if a.ctc_decay_steps:
             cw *= max(0.1, 1 - 0.9 * step / a.ctc_decay_steps)

@@ -12,7 +12,7 @@ import numpy as np
 
 
 class PackedFeatures:
-    def __init__(self, split_dir, tok, cfg, max_len=None, max_target=None):
+    def __init__(self, split_dir, tok, cfg, max_len=None, max_target=None, diff_blocks=0):
         self.dir = split_dir
         vd = cfg.vision_dim
         path = os.path.join(split_dir, "features.f16")
@@ -39,7 +39,9 @@ class PackedFeatures:
                                    "offset": int(r["offset"]), "strips": [int(s) for s in r["strips"]],
                                    "ids": ids, "task_id": tok.task_ids[r["task"]],
                                    "P": P, "R": len(ids) + B})
-        self.lengths = np.array([it["P"] + 3 * it["R"] for it in self.items])
+        # packed training length (gravity layout); with diff_blocks the corrupted streams are shorter
+        rc = [it["R"] if not diff_blocks else min(it["R"], (diff_blocks + 1) * B) for it in self.items]
+        self.lengths = np.array([it["P"] + it["R"] + 2 * c for it, c in zip(self.items, rc)])
 
     def __len__(self):
         return len(self.items)

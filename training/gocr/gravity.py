@@ -55,9 +55,12 @@ def gravity_mask(stream, pos, blk):
     return m | torch.eye(L, dtype=torch.bool, device=stream.device)[None]  # pad rows: self only
 
 
-def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=None):
+def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=None, diff_blocks=0):
     """samples: dicts with feats (T, vision_dim) float16 np, strips [n...], task_id, ids [n].
-    rng: np.random.Generator. Returns a dict of tensors (CPU) for gravity_loss."""
+    rng: np.random.Generator. Returns a dict of tensors (CPU) for gravity_loss.
+    diff_blocks > 0 (CPU budget option): the corrupted streams carry only a random run of at most
+    that many blocks (every block equally likely; the rules above unchanged inside it; the first
+    token of a run that starts after r=0 has no predictor row and is not supervised). 0 = all."""
     B = cfg.block_size
     rows = []
     for s in samples:
@@ -71,8 +74,15 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
         nb = int(blk[-1]) + 1
         p_blk = (1 - eps) * rng.random(nb) + eps
         mask_a = rng.random(R) < p_blk[blk]
-        rows.append((s, pid, pvis, prow, P, resp, R, n, blk, mask_a))
-    Lmax = max(r[4] + 3 * r[6] for r in rows)
+        r0, r1 = 0, R
+        if diff_blocks and nb > diff_blocks:
+            k0 = int(rng.integers(-(diff_blocks - 1), nb))
+            k1 = min(nb, k0 + diff_blocks)
+            k0 = max(0, k0)
+            sel = np.nonzero((blk >= k0) & (blk < k1))[0]
+            r0, r1 = int(sel[0]), int(sel[-1]) + 1
+        rows.append((s, pid, pvis, prow, P, resp, R, n, blk, mask_a, r0, r1))
+    Lmax = max(r[4] + r[6] + 2 * (r[11] - r[10]) for r in rows)
     Bs = len(rows)
     ids = np.zeros((Bs, Lmax), np.int64)
     is_vis = np.zeros((Bs, Lmax), bool)
@@ -83,7 +93,7 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
     ar_b, ar_i, ar_y = [], [], []
     df_b, df_i, df_y, df_s = [], [], [], []
     ctc_rows, ctc_tgts = [], []
-    for b, (s, pid, pvis, prow, P, resp, R, n, blk, mask_a) in enumerate(rows):
+    for b, (s, pid, pvis, prow, P, resp, R, n, blk, mask_a, r0, r1) in enumerate(rows):
         resp = np.asarray(resp, np.int64)
         ids[b, :P] = pid
         is_vis[b, :P] = pvis
@@ -91,17 +101,22 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
         feats[b, :P][vr >= 0] = np.asarray(s["feats"], np.float32)[vr[vr >= 0]]
         stream[b, :P] = PREFIX
         pos[b, :P] = np.arange(P)
-        for k, (st, m) in enumerate(((CLEAN, None), (CORR_A, mask_a), (CORR_B, ~mask_a))):
-            o = P + k * R
-            ids[b, o:o + R] = resp if m is None else np.where(m, cfg.mask_id, resp)
-            stream[b, o:o + R] = st
-            pos[b, o:o + R] = P + np.arange(R)
-            blk_all[b, o:o + R] = blk
-            if m is not None:  # diffusion targets: masked tokens of this stream
-                r = np.nonzero(m)[0]
-                pred = np.where(r == 0, P - 1, o + r - 1)
-                df_b += [b] * len(r); df_i += pred.tolist(); df_y += resp[r].tolist()
-                df_s += [k - 1] * len(r)
+        stream[b, P:P + R] = CLEAN
+        ids[b, P:P + R] = resp
+        pos[b, P:P + R] = P + np.arange(R)
+        blk_all[b, P:P + R] = blk
+        Rc = r1 - r0
+        for k, m in enumerate((mask_a[r0:r1], ~mask_a[r0:r1])):
+            o = P + R + k * Rc  # row of response index r is o + r - r0
+            ids[b, o:o + Rc] = np.where(m, cfg.mask_id, resp[r0:r1])
+            stream[b, o:o + Rc] = CORR_A + k
+            pos[b, o:o + Rc] = P + np.arange(r0, r1)
+            blk_all[b, o:o + Rc] = blk[r0:r1]
+            r = r0 + np.nonzero(m)[0]  # diffusion targets: masked tokens of this stream
+            r = r[(r == 0) | (r > r0)]
+            pred = np.where(r == 0, P - 1, o + r - r0 - 1)
+            df_b += [b] * len(r); df_i += pred.tolist(); df_y += resp[r].tolist()
+            df_s += [k] * len(r)
         # AR targets: tokens 0..n (the response and the FIRST eos of the fill)
         t = np.arange(n + 1)
         ar_b += [b] * len(t); ar_i += np.where(t == 0, P - 1, P + t - 1).tolist()
@@ -112,8 +127,10 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
             ctc_tgts.append(tg)
     out = dict(ids=ids, is_vis=is_vis, feats=feats, stream=stream, pos=pos, blk=blk_all,
                ar_b=ar_b, ar_i=ar_i, ar_y=ar_y, df_b=df_b, df_i=df_i, df_y=df_y, df_s=df_s)
-    out = {k: torch.as_tensor(np.asarray(v)) for k, v in out.items()}
-    out["ar_b"], out["ar_i"], out["ar_y"] = out["ar_b"].long(), out["ar_i"].long(), out["ar_y"].long()
+    out = {k: torch.as_tensor(np.asarray(v, dtype=np.float32 if k == "feats" else None))
+           for k, v in out.items()}
+    for k in ("ar_b", "ar_i", "ar_y", "df_b", "df_i", "df_y", "df_s"):
+        out[k] = out[k].long()
     if with_ctc:
         T = max(len(r) for r in ctc_rows)
         cidx = np.zeros((Bs, T), np.int64)
