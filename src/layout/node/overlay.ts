@@ -1,7 +1,7 @@
 /**
  * Draws layout predictions over the pages of a real PDF:
  *
- *   npm run layout:overlay -- file.pdf --out dir/ [--pages 1-4] [--dpi 150] [--width 800]
+ *   npm run layout:overlay -- file.pdf --out dir/ [--pages 1-4] [--dpi 150] [--width 640]
  *        [--model public/models/layout] [--threshold 0.35] [--runtime node|wasm]
  *
  * Pages are rasterised with poppler's `pdftoppm` (not pdf.js: this is a Node tool), then run
@@ -22,7 +22,7 @@ async function main() {
   if (!pdf) throw new Error('usage: npm run layout:overlay -- file.pdf --out dir/ [--pages 1-4] [--dpi 150]');
   const out = flags.out ?? 'layout-overlays';
   const dpi = Number(flags.dpi ?? 150);
-  const width = Number(flags.width ?? 800);
+  const width = Number(flags.width ?? 640);
   const [first, last] = (flags.pages ?? '1-4').split('-').map(Number);
   mkdirSync(out, { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), 'layout-overlay-'));
