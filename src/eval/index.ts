@@ -6,3 +6,5 @@ export { formulaNes, formulaExact, latexTokens } from './formula.ts';
 export { treeEditDistance, treeSize, type Tree, type EditCosts } from './tree-edit.ts';
 export { readingOrderText, pageTextEdits, BODY_TEXT_CLASSES, type OrderedText } from './page.ts';
 export { LENGTH_BUCKETS, lengthBucket, mean, median, ratio, perSecond, pooledTpf, groupBy, type LengthBucket } from './stats.ts';
+export { quality, speedPair, pairRecords, equalityRate, byType, byLength, pageSpeed, forwardsOf } from './summary.ts';
+export type { RegionRecord, QualitySummary, SpeedPair, PageRecordRun, PageSpeed, Scope, SpeedMethod, Task } from './summary.ts';
