@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packFeatures, toFloat16Bytes, toHalfBits } from './features.ts';
@@ -56,5 +56,15 @@ describe('packFeatures', () => {
     const total = idx[2].offset + idx[2].strips[0];
     expect(bytes.length).toBe(total * 120 * 2);
     expect(s.rows).toBe(total);
+
+    // An interrupted run (2 samples, then a torn extra row) resumed gives the same bytes.
+    const out2 = join(dir, 'out2');
+    await packFeatures({ inDir: dir, outDir: out2, threads: 1, limit: 2, log: () => {} });
+    appendFileSync(join(out2, 'features.f16'), new Uint8Array(240));
+    const r = await packFeatures({ inDir: dir, outDir: out2, threads: 1, resume: true, log: () => {} });
+    expect(r.samples).toBe(3);
+    expect(r.strips).toBe(1);
+    expect(readFileSync(join(out2, 'index.jsonl'), 'utf8')).toBe(readFileSync(join(out, 'index.jsonl'), 'utf8'));
+    expect(Buffer.compare(readFileSync(join(out2, 'features.f16')), bytes)).toBe(0);
   });
 });

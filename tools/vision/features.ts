@@ -1,7 +1,7 @@
 /**
  * Pack frozen vision features for training (docs/ARCHITECTURE.md "Packed features").
  *
- *   npm run features -- --in data/crops/train --out data/features/train [--limit N] [--threads 2] [--spin 1]
+ *   npm run features -- --in data/crops/train --out data/features/train [--limit N] [--threads 2] [--spin 1] [--resume 1]
  *
  * Reads `<in>/index.jsonl` (`{"id","task","target","image",...}`; `image` relative to `<in>`,
  * or to the working directory if not found there) and the PNG crops, splits each crop into strips
@@ -14,7 +14,9 @@
  * the strip count equals the line count (per task).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync,
+} from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { crop, type Image } from '../../src/recognizer/image.ts';
@@ -96,6 +98,11 @@ export interface PackOptions {
   limit?: number;
   /** Let onnxruntime's intra-op threads spin (faster on an idle machine). Default false. */
   spin?: boolean;
+  /**
+   * Continue an interrupted run: keep the samples already in `<out>/index.jsonl` (features.f16 is
+   * truncated to the rows they own) and append the rest. Default false (start over).
+   */
+  resume?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -128,9 +135,37 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
     // ~3x slower (317 vs 101 ms per 700-px strip with 2 threads under load).
     extra: { session: { intra_op: { allow_spinning: o.spin ? '1' : '0' } } },
   });
-  const fFd = openSync(join(outDir, 'features.f16'), 'w');
-  const index: string[] = [];
+  // index.jsonl is appended line by line, so a partial run is a valid (shorter) split.
+  const idxPath = join(outDir, 'index.jsonl');
+  const featPath = join(outDir, 'features.f16');
+  const done = new Set<string>();
   let rows = 0;
+  let kept = 0;
+  if (o.resume && existsSync(idxPath) && existsSync(featPath)) {
+    const lines = readFileSync(idxPath, 'utf8').split('\n');
+    const good: string[] = [];
+    for (const l of lines) {
+      if (!l.trim()) continue;
+      let r: { id: string; offset: number; strips: number[] };
+      try { r = JSON.parse(l); } catch { break; } // torn last line
+      if (r.offset !== rows) break;
+      good.push(l);
+      done.add(r.id);
+      rows += r.strips.reduce((a, b) => a + b, 0);
+    }
+    if (statSync(featPath).size < rows * VISION_DIM * 2) throw new Error('resume: features.f16 is shorter than its index');
+    truncateSync(featPath, rows * VISION_DIM * 2);
+    writeFileSync(idxPath, good.map((l) => l + '\n').join(''));
+    kept = good.length;
+    log(`resume: keeping ${kept} samples, ${rows} rows`);
+  } else {
+    writeFileSync(idxPath, '');
+    writeFileSync(featPath, new Uint8Array(0));
+  }
+  const todo = records.filter((r) => !done.has(r.id));
+  const fFd = openSync(featPath, 'a');
+  const iFd = openSync(idxPath, 'a');
+  let written = 0;
   let strips = 0;
   let clamped = 0;
   const agree: PackStats['agreement'] = {};
@@ -154,8 +189,8 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
     return { r, strips: ps, n: boxes.length };
   };
   try {
-    let next = records.length > 0 ? prep(records[0]) : null;
-    for (let i = 0; i < records.length; i++) {
+    let next = todo.length > 0 ? prep(todo[0]) : null;
+    for (let i = 0; i < todo.length; i++) {
       const cur = next!;
       // One strip at a time (the session already uses `threads` cores); the first run is issued
       // before the next sample is prepared on this thread.
@@ -164,13 +199,14 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
         for (const p of cur.strips) out.push(await enc.runPrepared(p));
         return out;
       })();
-      next = i + 1 < records.length ? prep(records[i + 1]) : null;
+      next = i + 1 < todo.length ? prep(todo[i + 1]) : null;
       const feats = await running;
       if (cur.strips.length === 0) continue; // skipped
       const stripRows = feats.map((f) => f.length / VISION_DIM);
       for (const f of feats) writeSync(fFd, toFloat16Bytes(f));
       const r = cur.r;
-      index.push(JSON.stringify({ id: r.id, task: r.task, target: r.target, offset: rows, strips: stripRows }));
+      writeSync(iFd, JSON.stringify({ id: r.id, task: r.task, target: r.target, offset: rows, strips: stripRows }) + '\n');
+      written++;
       rows += stripRows.reduce((a, b) => a + b, 0);
       strips += feats.length;
       clamped += cur.strips.filter((p) => p.contentWidth >= MAX_STRIP_WIDTH).length;
@@ -185,20 +221,20 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
       if (now - last > 15_000) {
         last = now;
         const sec = (now - t0) / 1000;
-        log(`${i + 1}/${records.length} samples, ${strips} strips, ${(strips / sec).toFixed(1)} strips/s`);
+        log(`${i + 1}/${todo.length} samples, ${strips} strips, ${(strips / sec).toFixed(1)} strips/s`);
       }
     }
   } finally {
     closeSync(fFd);
+    closeSync(iFd);
     await enc.release();
   }
-  writeFileSync(join(outDir, 'index.jsonl'), index.join('\n') + (index.length ? '\n' : ''));
   const seconds = (performance.now() - t0) / 1000;
   const meta = {
     vision_dim: VISION_DIM,
     dtype: 'float16-le',
     rows,
-    samples: index.length,
+    samples: kept + written,
     skipped,
     strips,
     strip_height: STRIP_HEIGHT,
@@ -210,7 +246,7 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
   };
   writeFileSync(join(outDir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
   return {
-    samples: index.length, skipped, strips, rows, clamped, seconds,
+    samples: kept + written, skipped, strips, rows, clamped, seconds,
     stripsPerSecond: strips / seconds, agreement: agree,
   };
 }
@@ -218,7 +254,7 @@ export async function packFeatures(o: PackOptions): Promise<PackStats> {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (!args.in || !args.out) {
-    console.error('usage: npm run features -- --in data/crops/<split> --out data/features/<split> [--limit N] [--threads 2] [--spin 1] [--model path]');
+    console.error('usage: npm run features -- --in data/crops/<split> --out data/features/<split> [--limit N] [--threads 2] [--spin 1] [--resume 1] [--model path]');
     process.exit(2);
   }
   const s = await packFeatures({
@@ -226,6 +262,7 @@ async function main(): Promise<void> {
     threads: args.threads ? Number(args.threads) : 2,
     limit: args.limit ? Number(args.limit) : undefined,
     spin: args.spin === '1',
+    resume: args.resume === '1',
   });
   console.log(`done: ${s.samples} samples (${s.skipped} skipped), ${s.strips} strips (${s.clamped} width-clamped), ${s.rows} rows -> ${args.out}`);
   console.log(`time ${s.seconds.toFixed(1)} s: ${s.stripsPerSecond.toFixed(1)} strips(lines)/s, ${(s.samples / s.seconds).toFixed(1)} samples/s`);
