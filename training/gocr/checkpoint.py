@@ -16,7 +16,10 @@ def save_ckpt(path, model, opt, state, args):
 
 
 def load_ckpt(path, map_location="cpu"):
-    return torch.load(path, map_location=map_location)
+    try:  # PyTorch >= 2.6 defaults to weights_only=True; our checkpoints hold plain python state too
+        return torch.load(path, map_location=map_location, weights_only=False)
+    except TypeError:  # PyTorch 1.13
+        return torch.load(path, map_location=map_location)
 
 
 def load_exported(model_dir, ctc_head=False, map_location="cpu"):

@@ -87,8 +87,9 @@ class Attention(nn.Module):
         self.wv = nn.Linear(cfg.d_model, inner, bias=False)
         self.wo = nn.Linear(inner, cfg.d_model, bias=False)
 
-    def forward(self, x, cos, sin, mask):
-        # x (B, L, d); cos/sin (B, 1, L, hd/2); mask (B, 1, L, L) bool, True = attend
+    def forward(self, x, cos, sin, mask, add_mask=None):
+        # x (B, L, d); cos/sin (B, 1, L, hd/2); mask (B, 1, L, L) bool, True = attend;
+        # add_mask: the same as 0/-inf floats (CPU path, built once per forward)
         B, L, _ = x.shape
         q = self.wq(x).view(B, L, self.h, self.hd).transpose(1, 2)  # (B, H, L, hd)
         k = self.wk(x).view(B, L, self.h, self.hd).transpose(1, 2)
@@ -97,9 +98,11 @@ class Attention(nn.Module):
         if hasattr(F, "scaled_dot_product_attention") and x.is_cuda:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         else:
-            att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(self.hd))  # (B, H, L, L)
-            att = att.masked_fill(~mask, float("-inf")).softmax(-1)
-            y = att @ v
+            att = (q * (1.0 / math.sqrt(self.hd))) @ k.transpose(-1, -2)  # (B, H, L, L)
+            if add_mask is None:
+                add_mask = torch.zeros(mask.shape, dtype=att.dtype, device=att.device).masked_fill_(~mask, float("-inf"))
+            att.add_(add_mask)
+            y = att.softmax(-1) @ v
         return self.wo(y.transpose(1, 2).reshape(B, L, self.h * self.hd))
 
 
@@ -122,8 +125,8 @@ class Block(nn.Module):
         self.mlp_norm = RMSNorm(cfg.d_model, cfg.rms_eps)
         self.mlp = SwiGLU(cfg)
 
-    def forward(self, x, cos, sin, mask):
-        x = x + self.attn(self.attn_norm(x), cos, sin, mask)
+    def forward(self, x, cos, sin, mask, add_mask=None):
+        x = x + self.attn(self.attn_norm(x), cos, sin, mask, add_mask)
         return x + self.mlp(self.mlp_norm(x))
 
 
@@ -179,8 +182,11 @@ class GravityOCR(nn.Module):
         mask = mask[:, None]  # (B, 1, L, L)
         cos = self.rope_cos[pos][:, None]  # (B, 1, L, hd/2)
         sin = self.rope_sin[pos][:, None]
+        add_mask = None
+        if not x.is_cuda:
+            add_mask = torch.zeros(mask.shape, dtype=x.dtype, device=x.device).masked_fill_(~mask, float("-inf"))
         for layer in self.layers:
-            x = layer(x, cos, sin, mask)
+            x = layer(x, cos, sin, mask, add_mask)
         return self.norm(x)
 
     def logits(self, h):
