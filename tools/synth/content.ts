@@ -162,11 +162,17 @@ function paragraphToks(c: Ctx, lines: number, firstLineIndentPx = 0): Tok[] {
   return toks;
 }
 
+const STOP = new Set('a an the of in on for and or to with by at from is are be been was were this that these those it its as if not can may will which when into than then there their your you we our has have had do does such each all any some no but so also only must should would could'.split(' '));
+
 function headingText(c: Ctx, minW: number, maxW: number): string {
   const r = c.rng;
   const ws = words(sentence(c)).map((w) => w.replace(/[.,;:!?()"“”‘’]+$/g, '').replace(/^["“‘(]+/, ''));
+  const clean = ws.filter((w) => w.length > 0);
   const n = r.int(minW, maxW);
-  const out = ws.slice(0, n).filter((w) => w.length > 0);
+  const out = clean.slice(0, n);
+  // never end a heading on a function word ("2.1 The"): extend a little, then trim
+  while (out.length < clean.length && out.length < n + 3 && STOP.has(out[out.length - 1].toLowerCase())) out.push(clean[out.length]);
+  while (out.length > 1 && STOP.has(out[out.length - 1].toLowerCase())) out.pop();
   let s = out.join(' ');
   if (r.chance(0.5)) s = titleCase(s);
   return s;
