@@ -92,7 +92,7 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
     blk_all = np.full((Bs, Lmax), -1, np.int64)
     ar_b, ar_i, ar_y = [], [], []
     df_b, df_i, df_y, df_s = [], [], [], []
-    ctc_rows, ctc_tgts = [], []
+    ctc_rows, ctc_tgts, ctc_use = [], [], []
     for b, (s, pid, pvis, prow, P, resp, R, n, blk, mask_a, r0, r1) in enumerate(rows):
         resp = np.asarray(resp, np.int64)
         ids[b, :P] = pid
@@ -125,6 +125,8 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
             ctc_rows.append(np.nonzero(np.asarray(pvis))[0])
             tg = [i for i in s["ids"] if struct_ids is None or i not in struct_ids]
             ctc_tgts.append(tg)
+            # LaTeX token order is not the visual left-to-right order: no CTC for formulas
+            ctc_use.append(s.get("task") != "formula" and len(tg) > 0)
     out = dict(ids=ids, is_vis=is_vis, feats=feats, stream=stream, pos=pos, blk=blk_all,
                ar_b=ar_b, ar_i=ar_i, ar_y=ar_y, df_b=df_b, df_i=df_i, df_y=df_y, df_s=df_s)
     out = {k: torch.as_tensor(np.asarray(v, dtype=np.float32 if k == "feats" else None))
@@ -140,6 +142,7 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
         out["ctc_in_len"] = torch.as_tensor([len(r) for r in ctc_rows], dtype=torch.long)
         out["ctc_tgt"] = torch.as_tensor([i for t in ctc_tgts for i in t], dtype=torch.long)
         out["ctc_tgt_len"] = torch.as_tensor([len(t) for t in ctc_tgts], dtype=torch.long)
+        out["ctc_use"] = torch.as_tensor(ctc_use, dtype=torch.bool)
     out["n_tokens"] = int((stream >= 0).sum())
     return out
 
@@ -161,11 +164,13 @@ def gravity_loss(model, batch, lam=1.0, ctc_weight=0.0, device="cpu"):
             "diff_a": df_tok[st == 0].mean().item() if (st == 0).any() else 0.0,
             "diff_b": df_tok[st == 1].mean().item() if (st == 1).any() else 0.0,
             "n_ar": int(bt["ar_y"].numel()), "n_diff": int(bt["df_y"].numel())}
-    if ctc_weight > 0 and model.ctc_head is not None and "ctc_idx" in bt:
+    if ctc_weight > 0 and model.ctc_head is not None and "ctc_idx" in bt and bool(bt["ctc_use"].any()):
         hv = torch.gather(h, 1, bt["ctc_idx"][..., None].expand(-1, -1, h.shape[-1]))  # (B, T, d)
         lp = model.ctc_head(hv).float().log_softmax(-1).transpose(0, 1)  # (T, B, V)
-        ctc = F.ctc_loss(lp, bt["ctc_tgt"], bt["ctc_in_len"], bt["ctc_tgt_len"],
-                         blank=model.cfg.pad_id, reduction="mean", zero_infinity=True)
+        per = F.ctc_loss(lp, bt["ctc_tgt"], bt["ctc_in_len"], bt["ctc_tgt_len"],
+                         blank=model.cfg.pad_id, reduction="none", zero_infinity=True)
+        use = bt["ctc_use"]
+        ctc = (per[use] / bt["ctc_tgt_len"][use].clamp(min=1)).mean()
         loss = loss + ctc_weight * ctc
         logs["ctc"] = ctc.item()
     logs["loss"] = loss.item()
