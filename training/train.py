@@ -26,7 +26,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gocr import decode, gravity  # noqa: E402
 from gocr.checkpoint import load_ckpt, load_exported, save_ckpt  # noqa: E402
-from gocr.data import BatchStream, PackedFeatures  # noqa: E402
+from gocr.data import BatchStream, PackedFeatures, add_line_samples  # noqa: E402
 from gocr.metrics import cer  # noqa: E402
 from gocr.model import GOCRConfig, GravityOCR  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
@@ -62,6 +62,7 @@ def parse(argv=None):
     p.add_argument("--ctc_weight", type=float, default=1.0)
     p.add_argument("--ctc_decay_steps", type=int, default=0, help="linearly decay CTC weight to 0.1x")
     p.add_argument("--no_jitter", action="store_true")
+    p.add_argument("--line_samples", default="", help="synth page JSON dir (data/synth/train): add per-line samples")
     p.add_argument("--diff_blocks", type=int, default=0, help="corrupted streams on a random run of this many blocks (0 = all)")
     p.add_argument("--ckpt_minutes", type=float, default=10)
     p.add_argument("--log_every", type=int, default=20)
@@ -168,6 +169,8 @@ def main(argv=None):
         opt.load_state_dict(ck["opt"])
     train = PackedFeatures(os.path.join(a.data, a.train_split), tok, cfg, max_len=a.max_len,
                            diff_blocks=a.diff_blocks)
+    if a.line_samples:
+        add_line_samples(train, a.line_samples, tok, cfg, log=log)
     val_dir = os.path.join(a.data, a.val_split)
     val = PackedFeatures(val_dir, tok, cfg, max_len=a.max_len) if os.path.isdir(val_dir) else None
     log(f"params {model.n_params()} (exported) | train {len(train)} (skipped {train.skipped}) | "

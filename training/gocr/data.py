@@ -14,6 +14,7 @@ import numpy as np
 class PackedFeatures:
     def __init__(self, split_dir, tok, cfg, max_len=None, max_target=None, diff_blocks=0):
         self.dir = split_dir
+        self.diff_blocks = diff_blocks
         vd = cfg.vision_dim
         path = os.path.join(split_dir, "features.f16")
         self.feats = np.memmap(path, dtype="<f2", mode="r")
@@ -99,3 +100,41 @@ class BatchStream:
         if not self.queue:
             self._refill(step)
         return [self.ds.get(i) for i in self.queue.pop()]
+
+
+def add_line_samples(ds, synth_dir, tok, cfg, log=print):
+    """Curriculum aid: split multi-line text regions into one sample per strip when the synth page
+    JSON (<synth_dir>/<page>.json, region `order`) has exactly as many text lines as the region has
+    strips. Sample ids are "<page>_<order>" (tools/synth/crops.ts); new ids get "#<line>"."""
+    pages, added, checked = {}, 0, 0
+    B = cfg.block_size
+    new = []
+    for it in ds.items:
+        if it["task"] != "text" or len(it["strips"]) < 2 or "_" not in it["id"]:
+            continue
+        page, order = it["id"].rsplit("_", 1)
+        if page not in pages:
+            p = os.path.join(synth_dir, page + ".json")
+            try:
+                with open(p, encoding="utf-8") as f:
+                    pages[page] = {r["order"]: r for r in json.load(f)["regions"]}
+            except (OSError, ValueError, KeyError):
+                pages[page] = None
+        reg = (pages[page] or {}).get(int(order)) if order.isdigit() else None
+        checked += 1
+        if not reg or len(reg.get("lines", [])) != len(it["strips"]):
+            continue
+        off = it["offset"]
+        for k, (n, line) in enumerate(zip(it["strips"], reg["lines"])):
+            ids = tok.encode(line["text"])
+            if ids:
+                new.append({"id": f"{it['id']}#{k}", "task": "text", "target": line["text"], "offset": off,
+                            "strips": [n], "ids": ids, "task_id": it["task_id"], "P": n + 1,
+                            "R": len(ids) + B})
+            off += n
+    ds.items += new
+    diff_blocks = getattr(ds, "diff_blocks", 0)
+    rc = [it["R"] if not diff_blocks else min(it["R"], (diff_blocks + 1) * B) for it in ds.items]
+    ds.lengths = np.array([it["P"] + it["R"] + 2 * c for it, c in zip(ds.items, rc)])
+    log(f"line samples: {len(new)} from {checked} multi-strip text regions")
+    return len(new)
