@@ -44,19 +44,22 @@ class Session:
             x[isv] = model.vision_proj(f[vr[isv]])
             self.prefix_emb = x  # (P, d)
             # prefill: every prefix row but the task token (which is x0 of the first window)
+            # (batched even in exact mode: AR and self-spec share it, only later rows must agree)
             if P > 1:
                 self.window(x[:P - 1], 0, torch.ones(P - 1, P - 1, dtype=torch.bool, device=dev).tril(),
-                            count=False, need_logits=False)
+                            count=False, need_logits=False, exact_rows=0)
         self.cache_len = P - 1
         self.x0_emb = x[P - 1]
         self.x0_pos = P - 1
 
     # -- the one forward ------------------------------------------------------------------
     @torch.no_grad()
-    def window(self, x, pos0, intra, count=True, need_logits=True):
+    def window(self, x, pos0, intra, count=True, need_logits=True, exact_rows=None):
         """x (W, d) input embeddings at positions pos0..pos0+W-1; intra (W, W) bool mask among the
         window rows; every row also sees cache slots < pos0. Writes the rows' K/V into slots
-        pos0.. (scratch until the caller advances cache_len). Returns logits (W, V) float32."""
+        pos0.. (scratch until the caller advances cache_len). Returns logits (W, V) float32.
+        exact_rows: in exact mode, how many leading rows get the 1-row path (default all); the
+        rest are batched (used for draft mask rows, whose values never reach the cache)."""
         m, cfg = self.m, self.cfg
         W = x.shape[0]
         H, hd = cfg.n_heads, cfg.head_dim
@@ -70,7 +73,11 @@ class Session:
         cos = m.rope_cos[pos0:pos0 + W]  # (W, hd/2)
         sin = m.rope_sin[pos0:pos0 + W]
         scale = 1.0 / math.sqrt(hd)
-        rows = range(W) if self.exact else [slice(0, W)]
+        if not self.exact:
+            rows = [slice(0, W)]
+        else:
+            ne = W if exact_rows is None else min(W, exact_rows)
+            rows = list(range(ne)) + ([slice(ne, W)] if ne < W else [])
 
         def sl(r):
             return slice(r, r + 1) if isinstance(r, int) else r
@@ -157,7 +164,7 @@ def self_spec(model, feats, strips, task_id, max_new_tokens=256, block_size=None
     while len(out) < max_new_tokens:
         committed_before = list(out)
         xw = torch.cat([x0_emb[None], mask_emb], 0)
-        dl = s.window(xw, p, dmask)  # draft
+        dl = s.window(xw, p, dmask, exact_rows=1)  # draft: row 0 exact (it is an AR step)
         a0 = int(dl[0].argmax())
         d = dl[1:].argmax(-1).tolist()  # d_1..d_B
         s.cache_len = p + 1  # x0's causal K/V from row 0
@@ -212,7 +219,7 @@ def diffusion(model, feats, strips, task_id, max_new_tokens=256, block_size=None
         filled = [False] * B
         while not all(filled):
             xw = torch.cat([x0_emb[None], s.emb(slots)], 0)
-            lg = s.window(xw, p, dmask)  # row j predicts slot j+1
+            lg = s.window(xw, p, dmask, exact_rows=1)  # row j predicts slot j+1
             steps += 1
             s.cache_len = p + 1
             prob = lg[:B].softmax(-1)
