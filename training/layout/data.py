@@ -70,8 +70,8 @@ class PageSet:
         boxes = self.boxes[i].copy()
         dx = dy = 0
         if augment:
-            if rng.random() < 0.4:  # zoom out: page rendered smaller than the canvas
-                f = rng.uniform(0.65, 0.97)
+            if rng.random() < 0.2:  # zoom out: page rendered smaller than the canvas
+                f = rng.uniform(0.75, 0.97)
                 nh, nw = max(8, int(img.shape[2] * f)), max(8, int(img.shape[3] * f))
                 fy, fx = nh / img.shape[2], nw / img.shape[3]
                 img = F.adaptive_avg_pool2d(img, (nh, nw))
@@ -89,12 +89,13 @@ class PageSet:
         return out, boxes, self.labels[i]
 
     def batch(self, idx, rng, augment):
-        xs, cls_ts, ltrb_ts = [], [], []
+        xs, cls_ts, ltrb_ts, ws = [], [], [], []
         h, w = self.cfg.input_h // self.cfg.stride, self.cfg.input_w // self.cfg.stride
         for i in idx:
             x, b, l = self.sample(int(i), rng, augment)
-            c, t = assign(b, l, h, w, self.cfg.stride)
+            c, t, iw = assign(b, l, h, w, self.cfg.stride, with_weights=True)
             xs.append(x)
             cls_ts.append(torch.from_numpy(c))
             ltrb_ts.append(torch.from_numpy(t))
-        return torch.stack(xs), torch.stack(cls_ts), torch.stack(ltrb_ts)
+            ws.append(torch.from_numpy(iw))
+        return torch.stack(xs), torch.stack(cls_ts), torch.stack(ltrb_ts), torch.stack(ws)

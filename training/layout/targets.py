@@ -9,15 +9,17 @@ import torch
 import torch.nn.functional as F
 
 
-def assign(boxes, labels, h, w, stride):
-    """boxes (K,4) float input px, labels (K,) int -> cls (h*w,) int (-1 = bg), ltrb (h*w,4) float.
+def assign(boxes, labels, h, w, stride, with_weights=False):
+    """boxes (K,4) float input px, labels (K,) int -> cls (h*w,) int (-1 = bg), ltrb (h*w,4) float
+    [, weight (h*w,) float: n^-1/2 for the n cells of a box, 0 for background].
 
     Pure numpy so the data loader can run it per sample."""
     n = h * w
     cls_t = np.full(n, -1, np.int64)
     ltrb = np.zeros((n, 4), np.float32)
+    owner = np.full(n, -1, np.int64)
     if len(boxes) == 0:
-        return cls_t, ltrb
+        return (cls_t, ltrb, np.zeros(n, np.float32)) if with_weights else (cls_t, ltrb)
     xs = (np.arange(w, dtype=np.float32) + 0.5) * stride
     ys = (np.arange(h, dtype=np.float32) + 0.5) * stride
     best_area = np.full(n, np.inf, np.float32)
@@ -40,6 +42,7 @@ def assign(boxes, labels, h, w, stride):
             continue
         best_area[take] = area
         cls_t[take] = labels[k]
+        owner[take] = k
         px = xs[take % w]
         py = ys[take // w]
         ltrb[take, 0] = px - x0
@@ -48,7 +51,13 @@ def assign(boxes, labels, h, w, stride):
         ltrb[take, 3] = y1 - py
     # forced cells of tiny boxes may lie just outside: keep distances positive
     np.maximum(ltrb, 0.5, out=ltrb, where=(cls_t >= 0)[:, None])
-    return cls_t, ltrb
+    if not with_weights:
+        return cls_t, ltrb
+    counts = np.bincount(owner[owner >= 0], minlength=len(boxes)).astype(np.float32)
+    weight = np.zeros(n, np.float32)
+    pos = owner >= 0
+    weight[pos] = 1.0 / np.sqrt(counts[owner[pos]])
+    return cls_t, ltrb, weight
 
 
 def centerness(ltrb):
@@ -82,8 +91,11 @@ def sigmoid_focal(logits, onehot, alpha=0.25, gamma=2.0):
     return a * ce * (1 - pt) ** gamma
 
 
-def detection_loss(cls, reg, ctr, cls_t, ltrb_t):
-    """cls (N,C,h,w), reg (N,4,h,w), ctr (N,1,h,w); cls_t (N,hw) long, ltrb_t (N,hw,4).
+def detection_loss(cls, reg, ctr, cls_t, ltrb_t, inst_w=None):
+    """cls (N,C,h,w), reg (N,4,h,w), ctr (N,1,h,w); cls_t (N,hw) long, ltrb_t (N,hw,4);
+    inst_w (N,hw) optional per-cell instance weights (see assign): positives are re-weighted so
+    small boxes (page numbers, headers: one or two cells) count more next to paragraphs of hundreds
+    of cells; the positive weights are rescaled to mean 1, so the pos/neg balance is unchanged.
 
     Returns total loss and a dict of parts (floats)."""
     n, c = cls.shape[:2]
@@ -93,13 +105,17 @@ def detection_loss(cls, reg, ctr, cls_t, ltrb_t):
     npos = max(1.0, float(pos.sum()))
     onehot = torch.zeros_like(logits)
     onehot[pos, cls_t[pos]] = 1.0
-    l_cls = sigmoid_focal(logits, onehot).sum() / npos
+    cell_w = torch.ones(logits.shape[0], device=logits.device)
+    if inst_w is not None and bool(pos.any()):
+        pw = inst_w.reshape(-1)[pos]
+        cell_w[pos] = pw * (pw.numel() / pw.sum().clamp(min=1e-6))
+    l_cls = (sigmoid_focal(logits, onehot).sum(1) * cell_w).sum() / npos
     d = torch.exp(reg.clamp(max=7.0)).reshape(n, 4, -1).permute(0, 2, 1).reshape(-1, 4)[pos]
     t = ltrb_t.reshape(-1, 4)[pos]
     ctr_t = centerness(t)
-    w = ctr_t.clamp(min=0.05)
+    w = ctr_t.clamp(min=0.05) * cell_w[pos]
     l_box = (giou_loss_ltrb(d, t) * w).sum() / w.sum().clamp(min=1e-6)
     z = ctr.reshape(-1)[pos]
-    l_ctr = F.binary_cross_entropy_with_logits(z, ctr_t, reduction="mean") if len(z) else z.sum()
+    l_ctr = (F.binary_cross_entropy_with_logits(z, ctr_t, reduction="none") * cell_w[pos]).mean() if len(z) else z.sum()
     loss = l_cls + 2.0 * l_box + l_ctr
     return loss, {"cls": float(l_cls), "box": float(l_box), "ctr": float(l_ctr), "npos": npos}

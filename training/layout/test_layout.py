@@ -44,6 +44,13 @@ class TestTargets(unittest.TestCase):
         np.testing.assert_allclose(ltrb[2 * 8 + 2], [4, 4, 12, 12])
         self.assertTrue(np.all(ltrb[cls_t >= 0] > 0))
 
+    def test_instance_weights(self):
+        boxes = np.array([[0, 0, 32, 32], [40, 40, 42, 42]], np.float32)
+        cls_t, _, w = assign(boxes, np.array([2, 10]), 8, 8, 8, with_weights=True)
+        np.testing.assert_allclose(w[cls_t == 2], 1 / 4)   # 16 cells -> 16^-1/2
+        np.testing.assert_allclose(w[cls_t == 10], 1.0)    # one cell
+        self.assertTrue(np.all(w[cls_t < 0] == 0))
+
     def test_giou_perfect_and_loss_runs(self):
         t = torch.tensor([[3.0, 4.0, 5.0, 6.0]])
         self.assertAlmostEqual(float(giou_loss_ltrb(t, t)[0]), 0.0, places=6)
@@ -52,7 +59,7 @@ class TestTargets(unittest.TestCase):
         cls_t, ltrb = assign(np.array([[8, 8, 40, 30]], np.float32), np.array([2]), 8, 8, 8)
         c = torch.from_numpy(np.stack([cls_t, cls_t]))
         l = torch.from_numpy(np.stack([ltrb, ltrb]))
-        loss, parts = detection_loss(*net(x), c, l)
+        loss, parts = detection_loss(*net(x), c, l, torch.ones(2, 64))
         loss.backward()
         self.assertTrue(np.isfinite(float(loss)))
         self.assertEqual(parts["npos"], 2 * int((cls_t >= 0).sum()))

@@ -57,6 +57,7 @@ def parse(argv=None):
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no_augment", action="store_true")
+    p.add_argument("--no_inst_weight", action="store_true", help="plain per-cell positives (no small-box re-weighting)")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     return p.parse_args(argv)
 
@@ -169,12 +170,12 @@ def main(argv=None):
             perm, pi = rng.permutation(len(train)), 0
         idx = perm[pi:pi + args.batch]
         pi += args.batch
-        x, cls_t, ltrb_t = train.batch(idx, rng, not args.no_augment)
-        x, cls_t, ltrb_t = x.to(device), cls_t.to(device), ltrb_t.to(device)
+        x, cls_t, ltrb_t, inst_w = train.batch(idx, rng, not args.no_augment)
+        x, cls_t, ltrb_t, inst_w = x.to(device), cls_t.to(device), ltrb_t.to(device), inst_w.to(device)
         lr = lr_at(args, step, elapsed)
         for g in opt.param_groups:
             g["lr"] = lr
-        loss, parts = detection_loss(*net(x), cls_t, ltrb_t)
+        loss, parts = detection_loss(*net(x), cls_t, ltrb_t, None if args.no_inst_weight else inst_w)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
