@@ -40,12 +40,14 @@ ASCII = [chr(c) for c in range(0x20, 0x7F)] + ["\n", "\t"]
 EXTRA = ("\u00a0–—‘’‚“”„•…°±×÷µ§¶©®™€£¥¢¬¦¨ªº«»¹²³¼½¾¿¡·†‡‰′″→←↑↓↔⇒⇔≤≥≠≈≡∞√∑∏∫∂∇∈∉⊂⊆∪∩∧∨∀∃∅"
          "αβγδεζηθικλμνξοπρστυφχψωΓΔΘΛΞΠΣΦΨΩ−ŒœŠšŽžŸƒﬁﬂ")
 LATIN1 = [chr(c) for c in range(0xC0, 0x100)]
+# appended 2026-12-02 (bullets seen in synth targets, a few common symbols)
+EXTRA2 = "▪■□●○◦▸►✓✗★‐‑‹›∼⋅∗∘"
 
 
 def build_tokens():
     tokens = list(SPECIALS)
     seen = set(tokens)
-    for t in HTML + LATEX + ASCII + list(EXTRA) + LATIN1:
+    for t in HTML + LATEX + ASCII + list(EXTRA) + LATIN1 + list(EXTRA2):
         if t not in seen:
             seen.add(t)
             tokens.append(t)
