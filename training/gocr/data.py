@@ -28,7 +28,11 @@ class PackedFeatures:
             for line in f:
                 if not line.strip():
                     continue
-                r = json.loads(line)
+                try:
+                    r = json.loads(line)
+                except ValueError:  # a line being written right now
+                    self.skipped += 1
+                    continue
                 ids = tok.encode(r["target"])
                 n_rows = int(sum(r["strips"]))
                 P = n_rows + len(r["strips"])  # rows + (strips-1) seps + task

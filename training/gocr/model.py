@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 @dataclass
 class GOCRConfig:
-    vocab_size: int = 594
+    vocab_size: int = 613
     d_model: int = 256
     n_layers: int = 4
     n_heads: int = 4
