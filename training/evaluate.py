@@ -102,7 +102,7 @@ def main(argv=None):
     p.add_argument("--data", default="data/features")
     p.add_argument("--split", default="val")
     p.add_argument("--vocab", default=os.path.join(HERE, "vocab.json"))
-    p.add_argument("--n_per_task", type=int, default=100)
+    p.add_argument("--n_per_task", type=int, default=30)
     p.add_argument("--block_size", type=int, default=32)
     p.add_argument("--threshold", type=float, default=0.9)
     p.add_argument("--fast", action="store_true", help="batched window rows (not bit-exact)")
