@@ -16,7 +16,7 @@ export default defineConfig({
   build: {
     target: 'es2022',
     chunkSizeWarningLimit: 4096,
-    rollupOptions: { input: { main: 'index.html', selftest: 'selftest.html' } },
+    rollupOptions: { input: { main: 'index.html', selftest: 'selftest.html', bench: 'bench.html' } },
   },
   optimizeDeps: { exclude: ['onnxruntime-web'] },
 });

@@ -1,0 +1,296 @@
+// The benchmark inside Chromium (bench.html → src/app/bench.ts). It exposes `window.gocrBench`;
+// bench/run.ts (Node + Playwright) calls one section at a time and writes the report. Everything
+// is served from our own origin: models, test pages, the peers' wasm and models.
+import * as ort from 'onnxruntime-web/wasm';
+import { createWorker, OEM, PSM } from 'tesseract.js';
+import { OcrEngine, type AssetFetcher } from '../../src/engine/engine.ts';
+import { browserFetcher } from '../../src/engine/fetcher.ts';
+import { makeLayoutModel } from '../../src/engine/layout-adapter.ts';
+import { fromImageData, type Image } from '../../src/recognizer/image.ts';
+import type { OrtModuleLike } from '../../src/recognizer/vision.ts';
+import { requestGpuDevice } from '../../src/gpu/device.ts';
+import { openDocument } from '../../src/pdf/document.ts';
+import { TimedBackend, now } from '../core/timed-backend.ts';
+import { prefixPool, runBatchScaling, runDiffusion, runRegions, warmUp, type BenchContext, type DecodeKnobs, type RegionSample } from '../core/regions.ts';
+import { readPage, runPages, TruthLayout, type PageSample, type PageTruth } from '../core/pages.ts';
+import { Ppocr, type PeerLine } from '../core/ppocr.ts';
+import type { PeerPage } from '../core/peers.ts';
+import type { Task } from '../../src/eval/summary.ts';
+
+export interface PlanRegion {
+  id: string;
+  page: string;
+  task: Task;
+  cls: string;
+  target: string;
+  image: string;
+}
+export interface PlanPage {
+  id: string;
+  pdf: string;
+  dpi: number;
+  truth: PageTruth;
+}
+
+const base = new URL('./', location.href);
+ort.env.wasm.wasmPaths = new URL('vendor/ort/', base).href;
+ort.env.wasm.numThreads = 1;
+
+const log = (s: string) => console.log(`[bench] ${s}`);
+
+interface GpuMem {
+  live: number;
+  peak: number;
+}
+
+const st: {
+  engine: OcrEngine | null;
+  backend: TimedBackend | null;
+  device: GPUDevice | null;
+  gpu: GpuMem;
+  truthLayout: TruthLayout | null;
+  layoutError: string | null;
+  regions: RegionSample[];
+  pages: PageSample[];
+  prefixes: Map<string, import('../../src/recognizer/model.ts').PrefixInput>;
+  heapPeak: number;
+} = { engine: null, backend: null, device: null, gpu: { live: 0, peak: 0 }, truthLayout: null, layoutError: null, regions: [], pages: [], prefixes: new Map(), heapPeak: 0 };
+
+function heap(): number | null {
+  const m = (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory;
+  return m ? m.usedJSHeapSize : null;
+}
+function sampleHeap(): void {
+  const h = heap();
+  if (h !== null && h > st.heapPeak) st.heapPeak = h;
+}
+
+/** Counts bytes of live GPU buffers (created minus destroyed) and their peak. */
+function trackBuffers(device: GPUDevice, mem: GpuMem): void {
+  const create = device.createBuffer.bind(device);
+  device.createBuffer = (desc: GPUBufferDescriptor) => {
+    const b = create(desc);
+    mem.live += desc.size;
+    mem.peak = Math.max(mem.peak, mem.live);
+    const destroy = b.destroy.bind(b);
+    let gone = false;
+    b.destroy = () => {
+      if (!gone) {
+        gone = true;
+        mem.live -= desc.size;
+      }
+      destroy();
+    };
+    return b;
+  };
+}
+
+function ctx(): BenchContext {
+  if (!st.engine || !st.backend) throw new Error('engine not loaded');
+  return { engine: st.engine, backend: st.backend, log };
+}
+
+async function bitmapToImage(bitmap: ImageBitmap): Promise<{ image: Image; canvas: OffscreenCanvas }> {
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const c = canvas.getContext('2d', { willReadFrequently: true })!;
+  c.drawImage(bitmap, 0, 0);
+  bitmap.close();
+  return { image: fromImageData(c.getImageData(0, 0, canvas.width, canvas.height)), canvas };
+}
+
+async function fetchBytes(url: string): Promise<Uint8Array> {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+const canvases = new Map<string, OffscreenCanvas>();
+
+const api = {
+  async load(o: { modelsBase: string }) {
+    const gpu = await requestGpuDevice().catch(() => null);
+    let adapter: { vendor: string; architecture: string; description: string } | null = null;
+    if (gpu) {
+      st.device = gpu.device;
+      trackBuffers(gpu.device, st.gpu);
+      const a = await navigator.gpu.requestAdapter();
+      if (a) adapter = { vendor: a.info.vendor, architecture: a.info.architecture, description: a.info.description };
+    }
+    const models = new URL(o.modelsBase, base).href;
+    const fetcher: AssetFetcher = browserFetcher(models);
+    const t = now();
+    st.engine = await OcrEngine.load(fetcher, {
+      ort: ort as unknown as OrtModuleLike,
+      ortSessionOptions: { executionProviders: ['wasm'] },
+      prefer: gpu ? 'webgpu' : 'cpu',
+      device: gpu?.device,
+      deviceDescription: gpu?.description,
+      makeLayout: async (f, m, index) => {
+        try {
+          return await makeLayoutModel(f, m, index);
+        } catch (e) {
+          st.layoutError = (e as Error).message ?? String(e);
+          st.truthLayout = new TruthLayout();
+          return st.truthLayout;
+        }
+      },
+    });
+    st.backend = new TimedBackend(st.engine.decoder, gpu?.device);
+    sampleHeap();
+    return {
+      userAgent: navigator.userAgent,
+      crossOriginIsolated: self.crossOriginIsolated,
+      hardwareConcurrency: navigator.hardwareConcurrency,
+      webgpu: Boolean(navigator.gpu),
+      adapter,
+      backend: st.engine.backend,
+      index: st.engine.index,
+      config: st.engine.decoder.config,
+      manifest: st.engine.manifest,
+      layout: st.engine.layout.name,
+      layoutError: st.layoutError,
+      loadMs: now() - t,
+      gpuBytesAfterLoad: st.gpu.live,
+    };
+  },
+
+  async loadData(o: { regions: PlanRegion[]; pages: PlanPage[] }) {
+    st.regions = [];
+    for (const r of o.regions) {
+      const bmp = await createImageBitmap(new Blob([(await fetchBytes(r.image)) as BlobPart], { type: 'image/png' }));
+      const { image } = await bitmapToImage(bmp);
+      st.regions.push({ id: r.id, page: r.page, task: r.task, cls: r.cls, target: r.target, image });
+    }
+    st.pages = [];
+    const sizes: string[] = [];
+    for (const p of o.pages) {
+      // The page as a user would give it: the PDF, rendered by pdf.js at the corpus resolution.
+      const doc = await openDocument({ name: `${p.id}.pdf`, bytes: (await fetchBytes(p.pdf)).buffer as ArrayBuffer });
+      const { image, canvas } = await bitmapToImage(await doc.render(0, { dpi: p.dpi }));
+      await doc.close();
+      canvases.set(p.id, canvas);
+      st.pages.push({ truth: p.truth, image });
+      if (image.width !== p.truth.width || image.height !== p.truth.height) sizes.push(`${p.id}: rendered ${image.width}x${image.height}, truth ${p.truth.width}x${p.truth.height}`);
+    }
+    sampleHeap();
+    return { regions: st.regions.length, pages: st.pages.length, sizeMismatches: sizes };
+  },
+
+  async regions(o: DecodeKnobs & { budgetS: number }) {
+    const c = ctx();
+    if (st.regions.length) await warmUp(c, st.regions[0], o);
+    const stopAt = now() + o.budgetS * 1000;
+    const out = await runRegions(c, st.regions, o, () => now() > stopAt);
+    st.prefixes = out.prefixes;
+    sampleHeap();
+    return out.records;
+  },
+
+  async diffusion(o: DecodeKnobs & { thresholds: number[]; batch: number }) {
+    const r = await runDiffusion(ctx(), st.regions, st.prefixes, o.thresholds, o, o.batch);
+    return r;
+  },
+
+  async batch(o: DecodeKnobs & { sizes: number[]; pool: number }) {
+    const pool = prefixPool([...st.prefixes.values()], o.pool);
+    if (!pool.length) throw new Error('no region prefixes (the regions section did not run)');
+    return runBatchScaling(ctx(), pool, o.sizes, o);
+  },
+
+  async pages(o: { maxNewTokens: number; blockSize: number; budgetS: number; pages: number }) {
+    const c = ctx();
+    const stopAt = now() + o.budgetS * 1000;
+    const units: PeerPage[] = [];
+    (globalThis as { gc?: () => void }).gc?.();
+    const heapStart = heap();
+    st.heapPeak = heapStart ?? 0;
+    const gpuStart = st.gpu.live;
+    st.gpu.peak = st.gpu.live;
+    const t = now();
+    const runs = await runPages(c.engine, st.pages.slice(0, o.pages), {
+      settings: { blockSize: o.blockSize, threshold: 0.9, maxNewTokens: o.maxNewTokens },
+      truthLayout: st.truthLayout,
+      log,
+      onEvent: sampleHeap,
+      shouldStop: () => now() > stopAt,
+      onResult: (p, method, result, ms) => {
+        if (method === 'selfspec') units.push({ page: p.truth.id, ms, lines: result.regions.filter((x) => x.text).map((x) => ({ text: x.text.replace(/\s+/g, ' '), box: x.box })) });
+      },
+    });
+    const memory = { pages: runs.length, distinctPages: new Set(runs.map((r) => r.page)).size, ms: now() - t, js_heap_start: heapStart, js_heap_peak: heapStart === null ? null : st.heapPeak, gpu_bytes_start: gpuStart, gpu_bytes_peak: st.device ? st.gpu.peak : null };
+    return { runs, units, memory, layout: st.truthLayout ? 'ground-truth' : 'model', layoutName: c.engine.layout.name, layoutError: st.layoutError };
+  },
+
+  /** Peak JS heap and GPU buffer bytes while reading an n-page document (pages cycled). */
+  async memory(o: { pages: number; maxNewTokens: number; blockSize: number }) {
+    const c = ctx();
+    if (!st.pages.length) throw new Error('no pages');
+    (globalThis as { gc?: () => void }).gc?.();
+    const startHeap = heap();
+    st.heapPeak = startHeap ?? 0;
+    const gpuStart = st.gpu.live;
+    st.gpu.peak = st.gpu.live;
+    const t = now();
+    for (let i = 0; i < o.pages; i++) {
+      const p = st.pages[i % st.pages.length];
+      await readPage(c.engine, p, i, 'selfspec', { settings: { blockSize: o.blockSize, threshold: 0.9, maxNewTokens: o.maxNewTokens }, truthLayout: st.truthLayout, log, onEvent: sampleHeap });
+      sampleHeap();
+      log(`memory: page ${i + 1}/${o.pages}`);
+    }
+    return { pages: o.pages, distinctPages: Math.min(o.pages, st.pages.length), ms: now() - t, js_heap_start: startHeap, js_heap_peak: heap() === null ? null : st.heapPeak, gpu_bytes_start: gpuStart, gpu_bytes_peak: st.device ? st.gpu.peak : null };
+  },
+
+  async tesseract(o: { workerPath: string; corePath: string; langPath: string }) {
+    const t0 = now();
+    const worker = await createWorker('eng', OEM.LSTM_ONLY, {
+      workerPath: new URL(o.workerPath, base).href,
+      corePath: new URL(o.corePath, base).href,
+      langPath: new URL(o.langPath, base).href,
+      gzip: true,
+      cacheMethod: 'none',
+      workerBlobURL: false,
+    });
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
+    const initMs = now() - t0;
+    const pages: PeerPage[] = [];
+    for (const p of st.pages) {
+      const t = now();
+      const r = await worker.recognize(canvases.get(p.truth.id)!, {}, { blocks: true, text: true });
+      const ms = now() - t;
+      const lines: PeerLine[] = [];
+      for (const b of r.data.blocks ?? []) for (const para of b.paragraphs) for (const l of para.lines) {
+        const text = l.text.trim();
+        if (text) lines.push({ text, box: [l.bbox.x0, l.bbox.y0, l.bbox.x1, l.bbox.y1] });
+      }
+      pages.push({ page: p.truth.id, ms, lines });
+      log(`tesseract ${p.truth.id}: ${(ms / 1000).toFixed(1)} s, ${lines.length} lines`);
+    }
+    await worker.terminate();
+    return { initMs, pages, version: '7.0.0' };
+  },
+
+  async ppocr(o: { det: string; rec: string; keys: string }) {
+    const t0 = now();
+    const keys = new TextDecoder().decode(await fetchBytes(o.keys));
+    const pp = await Ppocr.create(ort as unknown as OrtModuleLike, await fetchBytes(o.det), await fetchBytes(o.rec), keys, { executionProviders: ['wasm'] });
+    const initMs = now() - t0;
+    const pages: PeerPage[] = [];
+    for (const p of st.pages) {
+      const t = now();
+      const lines = await pp.readPage(p.image);
+      const ms = now() - t;
+      pages.push({ page: p.truth.id, ms, lines });
+      log(`ppocr ${p.truth.id}: ${(ms / 1000).toFixed(1)} s, ${lines.length} lines`);
+    }
+    return { initMs, pages };
+  },
+
+  heap() {
+    return { js_heap: heap(), gpu_live: st.gpu.live };
+  },
+};
+
+export type BenchApi = typeof api;
+(window as unknown as { gocrBench: BenchApi }).gocrBench = api;
+document.body.dataset.ready = 'true';
+log('ready');
