@@ -56,7 +56,10 @@ async function main() {
   let roMatched = 0;
   const failures: string[] = [];
   const t = { pre: 0, run: 0, post: 0, order: 0 };
-  const thr = det.config.score_threshold;
+  const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
+  // end-to-end reading order at other operating points (to pick config.score_threshold)
+  const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
+  const sweepOk = sweep.map(() => 0);
   for (const f of files) {
     const page = JSON.parse(readFileSync(join(dataDir, f), 'utf8'));
     const img = readPngRgb(join(dataDir, page.image));
@@ -81,6 +84,12 @@ async function main() {
     const inOrder = seq.every((v, k) => k === 0 || v > seq[k - 1]);
     if (inOrder) roMatched++;
     if (inOrder && seq.length === gt.length && m.every((g) => g >= 0)) roE2e++;
+    sweep.forEach((th, k) => {
+      const o = readingOrder(raw.detections.filter((d) => d.score >= th), { width: img.width, height: img.height });
+      const mm = matchToTruth(o, gt);
+      const sq = mm.map((g) => (g >= 0 ? gt[g].order : -1));
+      if (sq.every((v, i) => v >= 0 && (i === 0 || v > sq[i - 1])) && sq.length === gt.length) sweepOk[k]++;
+    });
   }
   const n = files.length;
   const rep = mapReport(dets, gts, det.config.classes);
@@ -98,6 +107,7 @@ async function main() {
       matched_in_order: round4(roMatched / n),
       operating_threshold: thr,
       gt_failures: failures.slice(0, 20),
+      end_to_end_by_threshold: Object.fromEntries(sweep.map((th, k) => [th, round4(sweepOk[k] / n)])),
     },
     ms_per_page: { preprocess: round1(t.pre / n), model: round1(t.run / n), postprocess: round1(t.post / n), reading_order: round1(t.order / n) },
   };
