@@ -11,7 +11,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
-import { decodeDetections } from './postprocess.ts';
+import { decodeDetections, suppressAcrossClasses } from './postprocess.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { readingOrder } from './reading-order.ts';
 import { validateConfig, type Detection, type LayoutConfig, type Region } from './types.ts';
@@ -21,6 +21,8 @@ export interface DetectOptions {
   scoreThreshold?: number;
   nmsIou?: number;
   maxDetections?: number;
+  /** defaults to config.cross_class_iou (0.7 when absent); 1 disables */
+  crossClassIou?: number;
 }
 
 export interface RawDetections {
@@ -81,7 +83,8 @@ export class LayoutDetector {
   /** Regions in reading order (furniture flagged `skipInMarkdown`), boxes in page pixels. */
   async detect(page: Image, opts: DetectOptions = {}): Promise<Region[]> {
     const { detections } = await this.detectRaw(page, opts);
-    return readingOrder(detections, { width: page.width, height: page.height });
+    const kept = suppressAcrossClasses(detections, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7);
+    return readingOrder(kept, { width: page.width, height: page.height });
   }
 
   async release(): Promise<void> {

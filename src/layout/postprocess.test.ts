@@ -71,3 +71,18 @@ describe('decodeDetections', () => {
     expect(() => decodeDetections(new Float32Array(6), new Float32Array(4), classes, 1, 1, 1, { scoreThreshold: 0, nmsIou: 0.5, maxDetections: 1 })).toThrow();
   });
 });
+
+describe('suppressAcrossClasses', () => {
+  it('drops a lower-scoring duplicate of another class, keeps neighbours', async () => {
+    const { suppressAcrossClasses } = await import('./postprocess.ts');
+    const d = suppressAcrossClasses(
+      [
+        { cls: 'list_item' as const, box: [0, 0, 100, 40] as Box, score: 0.5 },
+        { cls: 'text' as const, box: [0, 0, 100, 42] as Box, score: 0.6 },
+        { cls: 'text' as const, box: [0, 50, 100, 90] as Box, score: 0.4 },
+      ],
+      0.7,
+    );
+    expect(d.map((x) => x.score)).toEqual([0.6, 0.4]);
+  });
+});

@@ -96,3 +96,16 @@ export function decodeDetections(
   out.sort((a, b) => b.score - a.score);
   return out.slice(0, o.maxDetections);
 }
+
+/**
+ * Cross-class suppression for the operating point: the same region found as two classes (text and
+ * list_item, say) would be read twice. Among detections sorted by score, one overlapping an
+ * already kept detection of any class by IoU > iouThr is dropped. Not used for mAP.
+ */
+export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: number): T[] {
+  if (!(iouThr < 1)) return dets;
+  const sorted = [...dets].sort((a, b) => b.score - a.score);
+  const keep: T[] = [];
+  for (const d of sorted) if (!keep.some((k) => iou(k.box, d.box) > iouThr)) keep.push(d);
+  return keep;
+}

@@ -36,6 +36,8 @@ export interface LayoutConfig {
   score_threshold: number;
   nms_iou: number;
   max_detections: number;
+  /** detect(): a detection overlapping a better one of another class by IoU > this is dropped */
+  cross_class_iou?: number;
 }
 
 /** Checks a parsed config.json; says what is wrong and how to fix it. */

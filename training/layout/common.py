@@ -32,6 +32,7 @@ class LayoutConfig:
     score_threshold: float = 0.35   # app operating point (mAP is computed from 0.02)
     nms_iou: float = 0.5
     max_detections: int = 100
+    cross_class_iou: float = 0.7    # detect(): drop a detection overlapping a better one of another class
 
     def to_json(self):
         return asdict(self)

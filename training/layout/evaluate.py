@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from common import CLASSES, load_page_image, preprocess, read_pages  # noqa: E402
 from export import load_any  # noqa: E402
-from metrics import iou_matrix, map_report, postprocess  # noqa: E402
+from metrics import iou_matrix, map_report, postprocess, suppress_across_classes  # noqa: E402
 from model import decode  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -76,7 +76,8 @@ def main():
         dets.append(d)
         gt = [{"cls": CLASSES.index(r["cls"]), "box": r["box"], "order": r["order"]} for r in pg["regions"]]
         gts.append(gt)
-        op = [{"cls": cfg.classes[x["cls"]], "box": x["box"]} for x in d if x["score"] >= cfg.score_threshold]
+        kept = suppress_across_classes([x for x in d if x["score"] >= cfg.score_threshold], cfg.cross_class_iou)
+        op = [{"cls": cfg.classes[x["cls"]], "box": x["box"]} for x in kept]
         op_pages.append({"width": w, "height": h, "regions": op})
         gt_pages.append({"width": w, "height": h, "regions": [{"cls": r["cls"], "box": r["box"]} for r in pg["regions"]]})
     rep = map_report(dets, gts, cfg.classes)

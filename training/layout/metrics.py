@@ -64,6 +64,15 @@ def postprocess(scores, boxes, scale, page_w, page_h, score_thr, nms_iou, max_de
     return out[:max_det]
 
 
+def suppress_across_classes(dets, iou_thr):
+    """Twin of suppressAcrossClasses (TS): keep by descending score, drop IoU > thr with a kept one."""
+    keep = []
+    for d in sorted(dets, key=lambda d: -d["score"]):
+        if not keep or iou_matrix([d["box"]], [k["box"] for k in keep])[0].max() <= iou_thr:
+            keep.append(d)
+    return keep
+
+
 def average_precision(dets, gts, num_classes, iou_thr):
     """dets/gts: per page lists of {cls, box, score}. Returns (per-class AP (nan if no GT), n_gt)."""
     aps = np.full(num_classes, np.nan)

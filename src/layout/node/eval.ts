@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mapReport, type Scored, type Truth } from '../map.ts';
-import { iou } from '../postprocess.ts';
+import { iou, suppressAcrossClasses } from '../postprocess.ts';
 import { readingOrder } from '../reading-order.ts';
 import type { Box, RegionClass } from '../types.ts';
 import { loadDetector, parseFlags, readPngRgb } from './io.ts';
@@ -57,6 +57,8 @@ async function main() {
   const failures: string[] = [];
   const t = { pre: 0, run: 0, post: 0, order: 0 };
   const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
+  const xiou = det.config.cross_class_iou ?? 0.7;
+  const operating = (ds: typeof dets[number], th: number) => suppressAcrossClasses(ds.filter((d) => d.score >= th), xiou);
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
   const sweepOk = sweep.map(() => 0);
@@ -77,7 +79,7 @@ async function main() {
     else failures.push(f);
     // (b) end to end: operating-point detections, ordered, matched back to the truth
     const t0 = performance.now();
-    const ordered = readingOrder(raw.detections.filter((d) => d.score >= thr), { width: img.width, height: img.height });
+    const ordered = readingOrder(operating(raw.detections, thr), { width: img.width, height: img.height });
     t.order += performance.now() - t0;
     const m = matchToTruth(ordered, gt);
     const seq = m.filter((g) => g >= 0).map((g) => gt[g].order);
@@ -85,7 +87,7 @@ async function main() {
     if (inOrder) roMatched++;
     if (inOrder && seq.length === gt.length && m.every((g) => g >= 0)) roE2e++;
     sweep.forEach((th, k) => {
-      const o = readingOrder(raw.detections.filter((d) => d.score >= th), { width: img.width, height: img.height });
+      const o = readingOrder(operating(raw.detections, th), { width: img.width, height: img.height });
       const mm = matchToTruth(o, gt);
       const sq = mm.map((g) => (g >= 0 ? gt[g].order : -1));
       if (sq.every((v, i) => v >= 0 && (i === 0 || v > sq[i - 1])) && sq.length === gt.length) sweepOk[k]++;
