@@ -194,14 +194,27 @@ class LossFallsTest(unittest.TestCase):
             batches = [gravity.collate(stream.next(0), cfg, rng) for _ in range(2)]
             first = None
             for step in range(24):
-                loss, logs = gravity.gravity_loss(model, batches[step % 2], ctc_weight=0.5)
+                loss, logs = gravity.gravity_loss(model, batches[step % 2], ctc_weight=0.5,
+                                                  guide_weight=0.5 if step >= 12 else 0.0)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
                 first = first if first is not None else logs
             for k in ("ar", "diff", "ctc"):
                 self.assertLess(logs[k], 0.8 * first[k], k)
+            self.assertIn("guide", logs)  # guided attention ran (CTC alignment found)
             self.assertIn("diff_a", logs)
+
+
+
+class AlignTest(unittest.TestCase):
+    def test_ctc_viterbi(self):
+        from gocr.align import ctc_viterbi
+        lp = np.full((10, 6), -10.0)
+        for t, c in enumerate([0, 3, 3, 0, 4, 0, 0, 4, 5, 0]):  # chars 3,4,4,5 first read at 1,4,7,8
+            lp[t, c] = 0.0
+        self.assertEqual(ctc_viterbi(lp, [3, 4, 4, 5]).tolist(), [1, 4, 7, 8])
+        self.assertIsNone(ctc_viterbi(lp[:3], [3, 4, 4, 5]))  # repeated char needs a blank between
 
 
 if __name__ == "__main__":

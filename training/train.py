@@ -61,6 +61,9 @@ def parse(argv=None):
     p.add_argument("--lam", type=float, default=1.0)
     p.add_argument("--ctc_weight", type=float, default=1.0)
     p.add_argument("--ctc_decay_steps", type=int, default=0, help="linearly decay CTC weight to 0.1x")
+    p.add_argument("--guide_weight", type=float, default=0.0, help="guided attention from the CTC alignment")
+    p.add_argument("--guide_layer", type=int, default=1)
+    p.add_argument("--guide_start", type=int, default=50, help="step from which the guide is on (CTC first)")
     p.add_argument("--no_jitter", action="store_true")
     p.add_argument("--line_samples", default="", help="synth page JSON dir (data/synth/train): add per-line samples")
     p.add_argument("--diff_blocks", type=int, default=0, help="corrupted streams on a random run of this many blocks (0 = all)")
@@ -205,7 +208,9 @@ def main(argv=None):
         cw = a.ctc_weight
         if a.ctc_decay_steps:
             cw *= max(0.1, 1 - 0.9 * step / a.ctc_decay_steps)
-        loss, logs = gravity.gravity_loss(model, batch, lam=a.lam, ctc_weight=cw, device=a.device)
+        gw = a.guide_weight if step >= a.guide_start else 0.0
+        loss, logs = gravity.gravity_loss(model, batch, lam=a.lam, ctc_weight=cw, device=a.device,
+                                          guide_weight=gw, guide_layer=a.guide_layer)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
@@ -223,6 +228,7 @@ def main(argv=None):
             acc = []
             log(f"step {state['step']} lr {lr:.2e} loss {m['loss']:.3f} ar {m['ar']:.3f} "
                 f"diff {m['diff']:.3f} (a {m['diff_a']:.3f} b {m['diff_b']:.3f}) ctc {m.get('ctc', 0):.3f} "
+                f"guide {m.get('guide', 0):.3f} "
                 f"gn {m['gnorm']:.2f} | {a.log_every / dt:.2f} step/s {ntok / dt:.0f} tgt tok/s "
                 f"cap {stream.cap(step):.0f}",
                 kind="train", step=state["step"], lr=lr, **m, sec_per_step=dt / a.log_every)

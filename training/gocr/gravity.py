@@ -93,6 +93,7 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
     ar_b, ar_i, ar_y = [], [], []
     df_b, df_i, df_y, df_s = [], [], [], []
     ctc_rows, ctc_tgts, ctc_use = [], [], []
+    g_b, g_q, g_c = [], [], []
     for b, (s, pid, pvis, prow, P, resp, R, n, blk, mask_a, r0, r1) in enumerate(rows):
         resp = np.asarray(resp, np.int64)
         ids[b, :P] = pid
@@ -122,6 +123,14 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
         ar_b += [b] * len(t); ar_i += np.where(t == 0, P - 1, P + t - 1).tolist()
         ar_y += resp[t].tolist()
         if with_ctc:
+            # guided-attention candidates: AR rows predicting a CTC-target character
+            use = s.get("task") != "formula"
+            c = 0
+            for t in range(n):
+                if struct_ids is None or s["ids"][t] not in struct_ids:
+                    if use:
+                        g_b.append(b); g_q.append(P - 1 if t == 0 else P + t - 1); g_c.append(c)
+                    c += 1
             ctc_rows.append(np.nonzero(np.asarray(pvis))[0])
             tg = [i for i in s["ids"] if struct_ids is None or i not in struct_ids]
             ctc_tgts.append(tg)
@@ -143,16 +152,29 @@ def collate(samples, cfg, rng, jitter=True, eps=1e-3, with_ctc=True, struct_ids=
         out["ctc_tgt"] = torch.as_tensor([i for t in ctc_tgts for i in t], dtype=torch.long)
         out["ctc_tgt_len"] = torch.as_tensor([len(t) for t in ctc_tgts], dtype=torch.long)
         out["ctc_use"] = torch.as_tensor(ctc_use, dtype=torch.bool)
+        out["g_b"], out["g_q"], out["g_c"] = (torch.as_tensor(np.asarray(v, np.int64)) for v in (g_b, g_q, g_c))
     out["n_tokens"] = int((stream >= 0).sum())
     return out
 
 
-def gravity_loss(model, batch, lam=1.0, ctc_weight=0.0, device="cpu"):
-    """-> (total loss tensor, dict of floats: ar, diff, diff_a, diff_b, ctc, n_ar, n_diff)."""
+def gravity_loss(model, batch, lam=1.0, ctc_weight=0.0, device="cpu", guide_weight=0.0, guide_layer=1):
+    """-> (total loss tensor, dict of floats: ar, diff, diff_a, diff_b, ctc, guide, n_ar, n_diff).
+    guide_weight > 0: guided attention (training aid): head 0 of layer `guide_layer` of each AR
+    row is pulled (NLL of the mass within +-1 row) to the vision row where the CTC head's Viterbi
+    alignment reads the character that row must predict."""
     bt = {k: (v.to(device) if torch.is_tensor(v) else v) for k, v in batch.items()}
+    has_ctc = model.ctc_head is not None and "ctc_idx" in bt and bool(bt["ctc_use"].any())
+    guide = guide_weight > 0 and has_ctc and bt["g_b"].numel() > 0
+    probe = model.layers[guide_layer].attn if guide else None
+    if guide:
+        probe.probe_rows = (bt["g_b"], bt["g_q"])
     x = model.embed_inputs(bt["ids"], bt["feats"], bt["is_vis"])  # (B, L, d)
     mask = gravity_mask(bt["stream"], bt["pos"], bt["blk"])  # (B, L, L)
-    h = model(x, bt["pos"], mask)  # (B, L, d)
+    try:
+        h = model(x, bt["pos"], mask)  # (B, L, d)
+    finally:
+        if guide:
+            probe.probe_rows = None
     ar_logits = model.logits(h[bt["ar_b"], bt["ar_i"]]).float()
     ar = F.cross_entropy(ar_logits, bt["ar_y"])
     df_logits = model.logits(h[bt["df_b"], bt["df_i"]]).float()
@@ -164,14 +186,50 @@ def gravity_loss(model, batch, lam=1.0, ctc_weight=0.0, device="cpu"):
             "diff_a": df_tok[st == 0].mean().item() if (st == 0).any() else 0.0,
             "diff_b": df_tok[st == 1].mean().item() if (st == 1).any() else 0.0,
             "n_ar": int(bt["ar_y"].numel()), "n_diff": int(bt["df_y"].numel())}
-    if ctc_weight > 0 and model.ctc_head is not None and "ctc_idx" in bt and bool(bt["ctc_use"].any()):
+    if has_ctc and (ctc_weight > 0 or guide):
         hv = torch.gather(h, 1, bt["ctc_idx"][..., None].expand(-1, -1, h.shape[-1]))  # (B, T, d)
-        lp = model.ctc_head(hv).float().log_softmax(-1).transpose(0, 1)  # (T, B, V)
-        per = F.ctc_loss(lp, bt["ctc_tgt"], bt["ctc_in_len"], bt["ctc_tgt_len"],
-                         blank=model.cfg.pad_id, reduction="none", zero_infinity=True)
+        lp = model.ctc_head(hv).float().log_softmax(-1)  # (B, T, V)
         use = bt["ctc_use"]
-        ctc = (per[use] / bt["ctc_tgt_len"][use].clamp(min=1)).mean()
-        loss = loss + ctc_weight * ctc
-        logs["ctc"] = ctc.item()
+        if ctc_weight > 0:
+            per = F.ctc_loss(lp.transpose(0, 1), bt["ctc_tgt"], bt["ctc_in_len"], bt["ctc_tgt_len"],
+                             blank=model.cfg.pad_id, reduction="none", zero_infinity=True)
+            ctc = (per[use] / bt["ctc_tgt_len"][use].clamp(min=1)).mean()
+            loss = loss + ctc_weight * ctc
+            logs["ctc"] = ctc.item()
+        if guide:
+            g = _guided_attention(probe.probe_out, lp.detach(), bt, model.cfg.pad_id)
+            probe.probe_out = None
+            if g is not None:
+                loss = loss + guide_weight * g
+                logs["guide"] = g.item()
     logs["loss"] = loss.item()
     return loss, logs
+
+
+def _guided_attention(att, lp, bt, blank):
+    """att (N, L) head-0 probabilities of the candidate rows; lp (B, T, V) CTC log-probs."""
+    from .align import ctc_viterbi
+    lp_np = lp.cpu().numpy()
+    tl = bt["ctc_tgt_len"].cpu().numpy()
+    starts = np.concatenate([[0], np.cumsum(tl)])
+    tg = bt["ctc_tgt"].cpu().numpy()
+    cidx = bt["ctc_idx"].cpu().numpy()
+    inl = bt["ctc_in_len"].cpu().numpy()
+    g_b, g_c = bt["g_b"].cpu().numpy(), bt["g_c"].cpu().numpy()
+    key = np.full(len(g_b), -1, np.int64)
+    for b in np.unique(g_b):
+        first = ctc_viterbi(lp_np[b, :inl[b]], tg[starts[b]:starts[b + 1]].tolist(), blank)
+        if first is None:
+            continue
+        sel = np.nonzero(g_b == b)[0]
+        key[sel] = cidx[b, first[g_c[sel]]]
+    ok = np.nonzero(key >= 0)[0]
+    if len(ok) == 0:
+        return None
+    okt = torch.as_tensor(ok, device=att.device)
+    k = torch.as_tensor(key[ok], device=att.device)
+    a = att[okt]  # (M, L)
+    L = a.shape[1]
+    m = a.gather(1, k[:, None]) + a.gather(1, (k - 1).clamp(min=0)[:, None]) \
+        + a.gather(1, (k + 1).clamp(max=L - 1)[:, None])
+    return -(m.squeeze(1) + 1e-6).log().mean()

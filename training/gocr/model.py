@@ -86,6 +86,8 @@ class Attention(nn.Module):
         self.wk = nn.Linear(cfg.d_model, inner, bias=False)
         self.wv = nn.Linear(cfg.d_model, inner, bias=False)
         self.wo = nn.Linear(inner, cfg.d_model, bias=False)
+        # training-only probe: (b_idx, q_idx) rows whose head-0 attention probabilities to keep
+        self.probe_rows, self.probe_out = None, None
 
     def forward(self, x, cos, sin, mask, add_mask=None):
         # x (B, L, d); cos/sin (B, 1, L, hd/2); mask (B, 1, L, L) bool, True = attend;
@@ -95,14 +97,18 @@ class Attention(nn.Module):
         k = self.wk(x).view(B, L, self.h, self.hd).transpose(1, 2)
         v = self.wv(x).view(B, L, self.h, self.hd).transpose(1, 2)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-        if hasattr(F, "scaled_dot_product_attention") and x.is_cuda:
+        if hasattr(F, "scaled_dot_product_attention") and x.is_cuda and self.probe_rows is None:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         else:
             att = (q * (1.0 / math.sqrt(self.hd))) @ k.transpose(-1, -2)  # (B, H, L, L)
             if add_mask is None:
                 add_mask = torch.zeros(mask.shape, dtype=att.dtype, device=att.device).masked_fill_(~mask, float("-inf"))
-            att.add_(add_mask)
-            y = att.softmax(-1) @ v
+            att = att + add_mask if att.requires_grad and self.probe_rows is not None else att.add_(add_mask)
+            p = att.softmax(-1)
+            if self.probe_rows is not None:
+                b_idx, q_idx = self.probe_rows
+                self.probe_out = p[b_idx, 0, q_idx]  # (N, L)
+            y = p @ v
         return self.wo(y.transpose(1, 2).reshape(B, L, self.h * self.hd))
 
 
