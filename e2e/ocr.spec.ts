@@ -1,0 +1,80 @@
+// End-to-end OCR in Debian's Chromium: the built app loads the embedded models from its own
+// origin, reads a committed PDF in the worker and shows Markdown with a KaTeX formula and a
+// sanitized table; untrusted text stays text; no request leaves the origin.
+import { expect, test, type Page } from '@playwright/test';
+import { dropFile, fixture, foreignRequests, recordRequests } from './helpers';
+
+const ORIGIN = 'http://127.0.0.1:4173';
+const OCR_TIMEOUT = 600_000;
+
+test.setTimeout(900_000);
+
+async function ready(page: Page): Promise<void> {
+  await page.goto('/');
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true', { timeout: 120_000 });
+  await expect(page.locator('#error')).toBeHidden();
+  await expect(page.locator('#backend')).toHaveText(/^(WebGPU|CPU) · /);
+}
+
+test('reads a PDF: regions, tokens by round, Markdown with a table and a KaTeX formula', async ({ page }) => {
+  const reqs = recordRequests(page);
+  await ready(page);
+  await page.screenshot({ path: 'test-results/screens/01-empty.png' });
+  await dropFile(page, fixture('ocr-sample.pdf'));
+  await expect(page.locator('body')).toHaveAttribute('data-ocr', 'done', { timeout: OCR_TIMEOUT });
+  await expect(page.locator('#progress-text')).toContainText('Done: 1 page read (self-speculative)');
+
+  // Layout found the regions and drew them over the page.
+  const classes = await page.locator('#overlay .region').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.cls));
+  expect(classes).toEqual(expect.arrayContaining(['title', 'table', 'formula']));
+
+  // Markdown: the title as a heading, the paragraph, a table and a display formula.
+  const md = await page.locator('#md-text').textContent();
+  expect(md).toMatch(/^# .*Report/m);
+  expect(md).toMatch(/sensor/i);
+  expect(md).toContain('<table>');
+  expect(md).toMatch(/\$\$\n[^$]*\\frac[^$]*\n\$\$/);
+  // Preview: a real table element and KaTeX output.
+  await expect(page.locator('#md-preview table td').first()).toBeVisible();
+  await expect(page.locator('#md-preview .katex-display .katex-html')).toHaveCount(1);
+  await page.screenshot({ path: 'test-results/screens/02-markdown.png', fullPage: true });
+
+  // Region panel: tokens coloured by round, rounds with drafts, the accepted-length chart.
+  await page.locator('#overlay .region[data-cls="text"]').first().click();
+  await expect(page.locator('#panel-region')).toBeVisible();
+  const rounds = await page.locator('#region-detail .tok').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.round)));
+  expect(rounds.length).toBeGreaterThan(5);
+  expect(new Set(rounds).size).toBeGreaterThan(1);
+  expect(rounds).toEqual([...rounds].sort((a, b) => a - b)); // rounds commit tokens in order
+  await expect(page.locator('#region-detail .rounds li').first()).toBeVisible();
+  await expect(page.locator('#region-detail .chart canvas').first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/screens/03-region-rounds.png', fullPage: true });
+
+  // Page stats: TPF > 1 means self-spec committed more than one token per forward.
+  const tpf = Number(await page.locator('#page-stats dd[data-key="TPF"]').textContent());
+  expect(tpf).toBeGreaterThan(1);
+
+  // Export: a .md download with the same Markdown.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-md').click()]);
+  expect(download.suggestedFilename()).toBe('ocr-sample.md');
+  expect(foreignRequests(reqs, ORIGIN)).toEqual([]);
+});
+
+test('untrusted markup in a document is shown as text and runs nothing', async ({ page }) => {
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await ready(page);
+  await page.setInputFiles('#file-input', fixture('xss.pdf'));
+  await expect(page.locator('body')).toHaveAttribute('data-ocr', 'done', { timeout: OCR_TIMEOUT });
+  const md = (await page.locator('#md-text').textContent()) ?? '';
+  expect(md.length).toBeGreaterThan(20);
+  expect(dialogs).toEqual([]);
+  expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+  // Nothing the model wrote became an element with a handler or a script.
+  expect(await page.locator('#md-preview script, #md-preview img[onerror], #md-preview [onerror]').count()).toBe(0);
+  // Whatever markup the model read is visible as characters in the preview.
+  if (md.includes('&lt;')) await expect(page.locator('#md-preview')).toContainText('<');
+});
