@@ -99,6 +99,17 @@ describe('reading order', () => {
     expect(ids(readingOrder(shuffled(rs), PAGE))).toEqual(ids(rs));
   });
 
+  it('a heading overhanging the gutter stays in its column', () => {
+    const rs = [
+      r('l1', 'text', [150, 100, 620, 400]),
+      r('lh', 'section_heading', [150, 420, 700, 480]),
+      r('l2', 'text', [150, 500, 620, 900]),
+      r('r1', 'text', [655, 100, 1125, 600]),
+      r('r2', 'text', [655, 620, 1125, 900]),
+    ];
+    expect(ids(readingOrder(shuffled(rs), PAGE))).toEqual(ids(rs));
+  });
+
   it('caption beside its figure is read right after it', () => {
     const rs = [
       r('p1', 'text', [150, 100, 1125, 300]),

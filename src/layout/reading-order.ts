@@ -88,10 +88,19 @@ export function orderBody<T extends { box: Box }>(items: T[]): T[] {
   const left: T[] = [];
   const right: T[] = [];
   const spanning: T[] = [];
+  const leftW = g - Math.min(...items.map((r) => r.box[0]));
+  const rightW = Math.max(...items.map((r) => r.box[2])) - g;
   for (const r of items) {
     if (r.box[2] <= g) left.push(r);
     else if (r.box[0] >= g) right.push(r);
-    else spanning.push(r);
+    else {
+      // crossing the gutter: spanning if it reaches well into both columns or is centred on the
+      // gutter; a heading or table that merely overhangs it stays in the column holding most of it
+      const a = g - r.box[0];
+      const b = r.box[2] - g;
+      if ((a >= 0.25 * leftW && b >= 0.25 * rightW) || Math.min(a, b) >= 0.5 * Math.max(a, b)) spanning.push(r);
+      else (a >= b ? left : right).push(r);
+    }
   }
   if (!left.length || !right.length) return sortRows(items);
   spanning.sort((a, b) => cy(a.box) - cy(b.box));
