@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutDetector } from './detector.ts';
+import type { OrtModuleLike, OrtTensorLike } from '../recognizer/vision.ts';
+import type { LayoutConfig } from './types.ts';
+
+// A fake onnxruntime: the "model" returns two regions (a header and a paragraph) on an 8x8 grid.
+const CONFIG: LayoutConfig = {
+  input_h: 64, input_w: 64, classes: ['text', 'page_header'], stride: 8, width: 8, fpn_dim: 8,
+  score_threshold: 0.3, nms_iou: 0.5, max_detections: 10, cross_class_iou: 0.7,
+};
+function fakeOrt(seen: { dims?: readonly number[]; sum?: number }): OrtModuleLike {
+  class Tensor implements OrtTensorLike {
+    constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {}
+  }
+  return {
+    Tensor: Tensor as unknown as OrtModuleLike['Tensor'],
+    InferenceSession: {
+      async create() {
+        return {
+          inputNames: ['image'],
+          outputNames: ['scores', 'boxes'],
+          async run(feeds: Record<string, OrtTensorLike>) {
+            const x = feeds.image;
+            seen.dims = x.dims;
+            seen.sum = (x.data as Float32Array).reduce((a, b) => a + b, 0);
+            const cells = 64;
+            const scores = new Float32Array(cells * 2);
+            const boxes = new Float32Array(cells * 4);
+            scores[0 * 2 + 1] = 0.9; // cell 0: page header
+            boxes.set([2, 2, 30, 6], 0);
+            scores[20 * 2 + 0] = 0.8; // cell 20: text
+            boxes.set([4, 12, 60, 40], 20 * 4);
+            scores[21 * 2 + 0] = 0.7; // duplicate text, suppressed by NMS
+            boxes.set([4, 12, 60, 41], 21 * 4);
+            scores[22 * 2 + 1] = 0.5; // the paragraph again as a header: cross-class suppressed
+            boxes.set([4, 12, 60, 40], 22 * 4);
+            return { scores: { dims: [1, cells, 2], data: scores }, boxes: { dims: [1, cells, 4], data: boxes } };
+          },
+        };
+      },
+    },
+  };
+}
+
+describe('LayoutDetector (fake runtime)', () => {
+  it('feeds a (1,1,H,W) tensor, rescales boxes to the page, orders and flags furniture', async () => {
+    const seen: { dims?: readonly number[]; sum?: number } = {};
+    const det = await LayoutDetector.create(fakeOrt(seen), new Uint8Array(1), CONFIG);
+    // 128 x 64 white page with a black square: scale 0.5 into the 64 x 64 input
+    const page = { width: 128, height: 64, channels: 1 as const, data: new Uint8Array(128 * 64).fill(255) };
+    for (let y = 10; y < 20; y++) for (let x = 10; x < 20; x++) page.data[y * 128 + x] = 0;
+    const regions = await det.detect(page);
+    expect(seen.dims).toEqual([1, 1, 64, 64]);
+    expect(seen.sum).toBeCloseTo(25, 3); // 100 black pixels at 1/4 area each
+    expect(regions.map((r) => [r.cls, r.order, r.skipInMarkdown])).toEqual([
+      ['page_header', 0, true],
+      ['text', 1, false],
+    ]);
+    expect(regions[1].box).toEqual([8, 24, 120, 64]); // (4,12,60,40)/0.5, clipped to the page height
+    const raw = await det.detectRaw(page, { scoreThreshold: 0.6 });
+    expect(raw.detections.map((d) => d.cls)).toEqual(['page_header', 'text']);
+    expect(raw.letterbox).toEqual({ scale: 0.5, height: 32, width: 64 });
+  });
+
+  it('rejects a config that does not fit', async () => {
+    await expect(LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, classes: ['paragraph'] })).rejects.toThrow(/unknown class/);
+    await expect(LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, input_h: 60 })).rejects.toThrow(/multiples of stride/);
+  });
+});
