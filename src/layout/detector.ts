@@ -13,8 +13,9 @@ import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
 import { decodeDetections, suppressAcrossClasses } from './postprocess.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
+import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
 import { readingOrder } from './reading-order.ts';
-import { validateConfig, type Detection, type LayoutConfig, type Region } from './types.ts';
+import { validateConfig, type Detection, type LayoutConfig, type Region, type RegionClass } from './types.ts';
 
 export interface DetectOptions {
   /** defaults to config.score_threshold */
@@ -23,6 +24,8 @@ export interface DetectOptions {
   maxDetections?: number;
   /** defaults to config.cross_class_iou (0.7 when absent); 1 disables */
   crossClassIou?: number;
+  /** ink snapping of small one-line classes (refine.ts); defaults to config.refine_classes */
+  refineClasses?: RegionClass[];
 }
 
 export interface RawDetections {
@@ -72,11 +75,12 @@ export class LayoutDetector {
     const t1 = now();
     const { scores, boxes } = await this.run(data);
     const t2 = now();
-    const detections = decodeDetections(scores, boxes, c.classes, box.scale, page.width, page.height, {
+    const decoded = decodeDetections(scores, boxes, c.classes, box.scale, page.width, page.height, {
       scoreThreshold: opts.scoreThreshold ?? c.score_threshold,
       nmsIou: opts.nmsIou ?? c.nms_iou,
       maxDetections: opts.maxDetections ?? c.max_detections,
     });
+    const detections = refineDetections(page, decoded, opts.refineClasses ?? c.refine_classes ?? DEFAULT_REFINE_CLASSES);
     return { detections, letterbox: box, timing: { pre: t1 - t0, run: t2 - t1, post: now() - t2 } };
   }
 

@@ -38,6 +38,8 @@ export interface LayoutConfig {
   max_detections: number;
   /** detect(): a detection overlapping a better one of another class by IoU > this is dropped */
   cross_class_iou?: number;
+  /** classes whose left/right edges are snapped to the ink (refine.ts); [] disables */
+  refine_classes?: RegionClass[];
 }
 
 /** Checks a parsed config.json; says what is wrong and how to fix it. */
