@@ -65,6 +65,8 @@ def parse(argv=None):
     p.add_argument("--guide_layer", type=int, default=1)
     p.add_argument("--guide_start", type=int, default=50, help="step from which the guide is on (CTC first)")
     p.add_argument("--no_jitter", action="store_true")
+    p.add_argument("--reload_minutes", type=float, default=0,
+                   help="re-read the train index when it grew (features still being written)")
     p.add_argument("--line_samples", default="", help="synth page JSON dir (data/synth/train): add per-line samples")
     p.add_argument("--diff_blocks", type=int, default=0, help="corrupted streams on a random run of this many blocks (0 = all)")
     p.add_argument("--ckpt_minutes", type=float, default=10)
@@ -170,10 +172,16 @@ def main(argv=None):
                              {"params": no_decay, "weight_decay": 0.0}], lr=a.lr, betas=(0.9, 0.95))
     if ck is not None and "opt" in ck:
         opt.load_state_dict(ck["opt"])
-    train = PackedFeatures(os.path.join(a.data, a.train_split), tok, cfg, max_len=a.max_len,
-                           diff_blocks=a.diff_blocks)
-    if a.line_samples:
-        add_line_samples(train, a.line_samples, tok, cfg, log=log)
+    train_dir = os.path.join(a.data, a.train_split)
+
+    def load_train():
+        ds = PackedFeatures(train_dir, tok, cfg, max_len=a.max_len, diff_blocks=a.diff_blocks)
+        if a.line_samples:
+            add_line_samples(ds, a.line_samples, tok, cfg, log=log)
+        return ds
+    train = load_train()
+    index_size = os.path.getsize(os.path.join(train_dir, "index.jsonl"))
+    t_reload = time.time()
     val_dir = os.path.join(a.data, a.val_split)
     val = PackedFeatures(val_dir, tok, cfg, max_len=a.max_len) if os.path.isdir(val_dir) else None
     log(f"params {model.n_params()} (exported) | train {len(train)} (skipped {train.skipped}) | "
@@ -237,7 +245,16 @@ def main(argv=None):
             log(f"eval step {state['step']} " + " ".join(f"{k} {v:.4f}" for k, v in ev.items()),
                 kind="eval", step=state["step"], **ev)
         now = time.time()
-        if now - t_ck > a.ckpt_minutes * 60:
+        if a.reload_minutes and now - t_reload > a.reload_minutes * 60:
+            t_reload = now
+            sz = os.path.getsize(os.path.join(train_dir, "index.jsonl"))
+            if sz != index_size:
+                index_size = sz
+                train = load_train()
+                stream = BatchStream(train, a.max_tokens, seed=a.seed + state["step"],
+                                     curriculum_steps=a.curriculum_steps)
+                log(f"reloaded train index: {len(train)} samples (skipped {train.skipped})")
+
             state["train_seconds"] += now - t_start
             t_start = now
             checkpoint()
