@@ -85,4 +85,15 @@ describe('suppressAcrossClasses', () => {
     );
     expect(d.map((x) => x.score)).toEqual([0.6, 0.4]);
   });
+  it('drops a fragment lying inside a better detection', async () => {
+    const { suppressAcrossClasses } = await import('./postprocess.ts');
+    const d = suppressAcrossClasses(
+      [
+        { cls: 'text' as const, box: [0, 0, 100, 120] as Box, score: 0.7 },
+        { cls: 'text' as const, box: [0, 0, 100, 50] as Box, score: 0.5 }, // IoU 0.42, inside
+      ],
+      0.7,
+    );
+    expect(d).toHaveLength(1);
+  });
 });

@@ -98,14 +98,24 @@ export function decodeDetections(
 }
 
 /**
- * Cross-class suppression for the operating point: the same region found as two classes (text and
- * list_item, say) would be read twice. Among detections sorted by score, one overlapping an
- * already kept detection of any class by IoU > iouThr is dropped. Not used for mAP.
+ * Suppression across classes for the operating point: the same region found as two classes (text
+ * and list_item, say), or a fragment of a region (three lines of a six-line paragraph), would be
+ * read twice. Detections are taken by descending score; one is dropped when it overlaps a kept
+ * detection of any class by IoU > iouThr, or lies inside one for more than `containThr` of its own
+ * area. Not used for mAP.
  */
-export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: number): T[] {
-  if (!(iouThr < 1)) return dets;
+export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: number, containThr = 0.75): T[] {
   const sorted = [...dets].sort((a, b) => b.score - a.score);
   const keep: T[] = [];
-  for (const d of sorted) if (!keep.some((k) => iou(k.box, d.box) > iouThr)) keep.push(d);
+  for (const d of sorted) {
+    const a = area(d.box);
+    const dup = keep.some((k) => {
+      if (iou(k.box, d.box) > iouThr) return true;
+      const iw = Math.min(k.box[2], d.box[2]) - Math.max(k.box[0], d.box[0]);
+      const ih = Math.min(k.box[3], d.box[3]) - Math.max(k.box[1], d.box[1]);
+      return iw > 0 && ih > 0 && a > 0 && (iw * ih) / a > containThr;
+    });
+    if (!dup) keep.push(d);
+  }
   return keep;
 }

@@ -64,11 +64,22 @@ def postprocess(scores, boxes, scale, page_w, page_h, score_thr, nms_iou, max_de
     return out[:max_det]
 
 
-def suppress_across_classes(dets, iou_thr):
-    """Twin of suppressAcrossClasses (TS): keep by descending score, drop IoU > thr with a kept one."""
+def suppress_across_classes(dets, iou_thr, contain_thr=0.75):
+    """Twin of suppressAcrossClasses (TS): by descending score, drop a detection with IoU > iou_thr
+    with a kept one, or lying inside a kept one for more than contain_thr of its own area."""
     keep = []
     for d in sorted(dets, key=lambda d: -d["score"]):
-        if not keep or iou_matrix([d["box"]], [k["box"] for k in keep])[0].max() <= iou_thr:
+        b = np.asarray(d["box"], np.float64)
+        a = max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+        dup = False
+        for k in keep:
+            kb = k["box"]
+            iw = min(kb[2], b[2]) - max(kb[0], b[0])
+            ih = min(kb[3], b[3]) - max(kb[1], b[1])
+            if iou_matrix([kb], [b])[0, 0] > iou_thr or (iw > 0 and ih > 0 and a > 0 and iw * ih / a > contain_thr):
+                dup = True
+                break
+        if not dup:
             keep.append(d)
     return keep
 
