@@ -1,8 +1,9 @@
 // Offline assets of the peers, copied from node_modules into public/vendor/tesseract (git-ignored),
 // in the style of tools/assets/copy-assets.mjs: tesseract.js's worker (bundled here with esbuild,
 // because the npm package ships no prebuilt worker script), its wasm cores and the English
-// traineddata from @tesseract.js-data/eng. Never a CDN.
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+// traineddata from @tesseract.js-data/eng (gunzipped). Never a CDN.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
 export const TESS_DIR = 'public/vendor/tesseract';
@@ -17,7 +18,9 @@ export async function prepareTesseract(root = '.'): Promise<{ workerPath: string
   for (const f of readdirSync(core)) if (/^tesseract-core.*\.wasm\.js$/.test(f)) copyFileSync(join(core, f), join(out, 'core', f));
   const lang = join(root, 'node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz');
   if (!existsSync(lang)) throw new Error(`${lang} is missing: run npm install`);
-  copyFileSync(lang, join(out, 'lang', 'eng.traineddata.gz'));
+  // Stored uncompressed: tesseract.js's in-worker gunzip (zlibjs) needs Node's Buffer.
+  const plain = join(out, 'lang', 'eng.traineddata');
+  if (!existsSync(plain)) writeFileSync(plain, gunzipSync(readFileSync(lang)));
   const worker = join(out, 'worker.min.js');
   if (!existsSync(worker)) {
     const esbuild = await import('esbuild');

@@ -86,8 +86,9 @@ export function renderMarkdown(r: Report): string {
     '',
   );
 
-  const bt = get(r, 'by_type') as Record<string, Record<string, unknown>> | undefined;
-  const bl = get(r, 'by_length') as Record<string, Record<string, unknown>> | undefined;
+  const groups = (x: unknown) => (x && typeof x === 'object' && !reasonOf(x) ? (x as Record<string, Record<string, unknown>>) : undefined);
+  const bt = groups(get(r, 'by_type'));
+  const bl = groups(get(r, 'by_length'));
   if (bt || bl) {
     out.push('## TPF and decode speedup by region type and output length', '');
     const rr: string[][] = [];

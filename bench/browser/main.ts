@@ -246,9 +246,13 @@ const api = {
       workerPath: new URL(o.workerPath, base).href,
       corePath: new URL(o.corePath, base).href,
       langPath: new URL(o.langPath, base).href,
-      gzip: true,
+      gzip: false,
       cacheMethod: 'none',
       workerBlobURL: false,
+      errorHandler: (e: unknown) => log(`tesseract worker error: ${String(e)}`),
+      logger: (m: { status: string; progress: number }) => {
+        if (m.progress === 1 || m.progress === 0) log(`tesseract: ${m.status} ${m.progress}`);
+      },
     });
     await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
     const initMs = now() - t0;
