@@ -28,7 +28,7 @@ const modelsDir = resolve((a.models as string | undefined) ?? 'public/models');
 const seed = (a.seed as number | undefined) ?? 0;
 const nPages = (a.pages as number | undefined) ?? (quick ? 2 : 10);
 const dataDir = (a.data as string | undefined) ?? `bench/out/data/test-s${seed}-n${nPages}`;
-const maxNew = (a['max-new'] as number | undefined) ?? (quick ? 24 : 768);
+const maxNew = (a['max-new'] as number | undefined) ?? (quick ? 16 : 768);
 const log = (s: string) => console.error(`[bench:decode] ${s}`);
 
 async function main() {

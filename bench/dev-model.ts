@@ -3,10 +3,11 @@
  * benchmark harness before a trained model exists (it reads nothing: its outputs are noise, its
  * speeds are real). Writes a models folder the bench can use with `--models DIR`:
  *   DIR/default.json, DIR/gocr-dev/{config.json,vocab.json,model.safetensors,manifest.json},
- *   DIR/vision/ppocr-v4-rec-backbone.onnx (copied from public/models/vision).
+ *   DIR/vision/ppocr-v4-rec-backbone.onnx (copied from public/models/vision), DIR/layout/ (copied from
+ *   public/models/layout when the detector exists).
  *   node --import tsx bench/dev-model.ts [--out bench/out/dev-models] [--d 256 --layers 4 --ffn 768]
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from '../tools/synth/args.ts';
 import { encodeSafetensors } from '../src/recognizer/safetensors.ts';
@@ -71,5 +72,12 @@ writeFileSync(join(rec, 'manifest.json'), JSON.stringify({ name: 'gocr-dev', not
 const vision = 'public/models/vision/ppocr-v4-rec-backbone.onnx';
 if (!existsSync(vision)) throw new Error(`${vision} is missing (it is committed; check your clone)`);
 copyFileSync(vision, join(out, 'vision', 'ppocr-v4-rec-backbone.onnx'));
-writeFileSync(join(out, 'default.json'), JSON.stringify({ recognizer: 'gocr-dev', vision: 'vision/ppocr-v4-rec-backbone.onnx', layout: 'layout-none' }, null, 1) + '\n');
+// The real layout detector when it has been exported (the bench falls back to ground-truth regions otherwise).
+let layout = 'layout-none';
+if (existsSync('public/models/layout/layout.onnx') && existsSync('public/models/layout/config.json')) {
+  layout = 'layout';
+  mkdirSync(join(out, 'layout'), { recursive: true });
+  for (const f of readdirSync('public/models/layout')) copyFileSync(join('public/models/layout', f), join(out, 'layout', f));
+}
+writeFileSync(join(out, 'default.json'), JSON.stringify({ recognizer: 'gocr-dev', vision: 'vision/ppocr-v4-rec-backbone.onnx', layout }, null, 1) + '\n');
 console.log(`wrote a random ${config.n_layers}-layer d${config.d_model} recognizer (V ${config.vocab_size}) to ${out}`);

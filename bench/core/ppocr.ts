@@ -8,11 +8,9 @@
 // rendered, unrotated document pages.
 import { crop, resizeBilinear, toRGB, type Image } from '../../src/recognizer/image.ts';
 import { prepareStrip, type OrtModuleLike, type OrtSessionLike } from '../../src/recognizer/vision.ts';
+import { sortByBox, type Box4, type TextUnit } from '../../src/eval/units.ts';
 
-export interface PeerLine {
-  text: string;
-  box: [number, number, number, number];
-}
+export type PeerLine = TextUnit;
 
 export interface PpocrOptions {
   limitSide: number;
@@ -154,23 +152,7 @@ export class Ppocr {
   }
 }
 
-type Box4 = [number, number, number, number];
-
-/** Top-to-bottom order; boxes whose vertical centres lie within half a line height count as one row, left to right. */
+/** Top-to-bottom, then left-to-right within a text row (src/eval/units.ts). */
 export function sortBoxes(boxes: Box4[]): Box4[] {
   return sortByBox(boxes, (b) => b);
-}
-
-export function sortByBox<T>(items: T[], boxOf: (t: T) => Box4): T[] {
-  const cy = (x: T) => (boxOf(x)[1] + boxOf(x)[3]) / 2;
-  const s = [...items].sort((a, b) => cy(a) - cy(b));
-  for (let i = 1; i < s.length; i++) {
-    for (let j = i; j > 0; j--) {
-      const a = boxOf(s[j - 1]), b = boxOf(s[j]);
-      const hh = Math.min(a[3] - a[1], b[3] - b[1]) / 2;
-      if (Math.abs(cy(s[j - 1]) - cy(s[j])) < hh && b[0] < a[0]) [s[j - 1], s[j]] = [s[j], s[j - 1]];
-      else break;
-    }
-  }
-  return s;
 }

@@ -8,3 +8,4 @@ export { readingOrderText, pageTextEdits, BODY_TEXT_CLASSES, type OrderedText } 
 export { LENGTH_BUCKETS, lengthBucket, mean, median, ratio, perSecond, pooledTpf, groupBy, type LengthBucket } from './stats.ts';
 export { quality, speedPair, pairRecords, equalityRate, byType, byLength, pageSpeed, forwardsOf } from './summary.ts';
 export type { RegionRecord, QualitySummary, SpeedPair, PageRecordRun, PageSpeed, Scope, SpeedMethod, Task } from './summary.ts';
+export { sortByBox, regionTextFromUnits, textRegionEdits, summarizeUnits, type TextUnit, type TruthRegion, type UnitPage, type UnitSummary } from './units.ts';
