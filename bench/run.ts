@@ -1,9 +1,9 @@
 /**
  * npm run bench [-- --quick] [--models DIR] [--data DIR] [--pages N] [--seed S] [--max-new N]
- *                [--sections a,b,…] [--no-build] [--keep-open]
+ *                [--sections a,b,…] [--no-build] [--keep-open] [--backend cpu]
  *
  * Runs the benchmark in headless Chromium (Debian's /usr/bin/chromium, WebGPU on whatever adapter
- * it finds) and writes bench/report.json + bench/REPORT.md. Steps: check the models → make the
+ * it finds; --backend cpu forces the CPU reference decoder) and writes bench/report.json + bench/REPORT.md. Steps: check the models → make the
  * synthetic test set (once) → build the app with bench.html → serve it with the models, pages and
  * peers' assets → call window.gocrBench section by section → summarize (src/eval) → write.
  * A section that fails is reported under `errors` and its fields are null with the reason.
@@ -36,6 +36,7 @@ const a = parseArgs(process.argv.slice(2), {
   sections: 'string',
   'no-build': 'boolean',
   'keep-open': 'boolean',
+  backend: 'string',
   out: 'string',
   help: 'boolean',
 });
@@ -169,7 +170,7 @@ async function main() {
   };
   const missing = (reason: string) => ({ value: null, reason });
 
-  const env = await section('load', () => call('load', { modelsBase: '/bench-models/' }, 600));
+  const env = await section('load', () => call('load', { modelsBase: '/bench-models/', backend: a.backend === 'cpu' ? 'cpu' : 'auto' }, 600));
   if (!env) {
     await browser.close();
     server.close();

@@ -107,8 +107,8 @@ async function fetchBytes(url: string): Promise<Uint8Array> {
 const canvases = new Map<string, OffscreenCanvas>();
 
 const api = {
-  async load(o: { modelsBase: string }) {
-    const gpu = await requestGpuDevice().catch(() => null);
+  async load(o: { modelsBase: string; backend?: 'auto' | 'cpu' }) {
+    const gpu = o.backend === 'cpu' ? null : await requestGpuDevice().catch(() => null);
     let adapter: { vendor: string; architecture: string; description: string } | null = null;
     if (gpu) {
       st.device = gpu.device;
