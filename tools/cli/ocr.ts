@@ -8,10 +8,10 @@ import { DocError, sniffKind, userMessage } from '../../src/pdf/errors';
 import { createNodeEngine } from './node-engine';
 import { pageImages } from './pages';
 
-const USAGE = 'usage: npm run ocr -- <file.pdf|image> [-o out.md] [--mode spec|ar|diffusion] [--block 32] [--threshold 0.9] [--trace trace.json] [--backend webgpu|cpu]';
+const USAGE = 'usage: npm run ocr -- <file.pdf|image> [-o out.md] [--mode spec|ar|diffusion] [--block 32] [--threshold 0.9] [--max-tokens 768] [--trace trace.json] [--backend webgpu|cpu]';
 
 function parse(argv: string[]) {
-  const o: { file?: string; out?: string; mode: string; block: number; threshold: number; trace?: string; backend?: 'webgpu' | 'cpu' } = { mode: 'spec', block: 32, threshold: 0.9 };
+  const o: { file?: string; out?: string; mode: string; block: number; threshold: number; trace?: string; backend?: 'webgpu' | 'cpu'; maxTokens: number } = { mode: 'spec', block: 32, threshold: 0.9, maxTokens: DEFAULT_SETTINGS.maxNewTokens };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => {
@@ -24,6 +24,7 @@ function parse(argv: string[]) {
     else if (a === '--block') o.block = Number(v());
     else if (a === '--threshold') o.threshold = Number(v());
     else if (a === '--trace') o.trace = v();
+    else if (a === '--max-tokens') o.maxTokens = Number(v());
     else if (a === '--backend') o.backend = v() as 'webgpu' | 'cpu';
     else if (a === '-h' || a === '--help') {
       console.log(USAGE);
@@ -35,6 +36,7 @@ function parse(argv: string[]) {
   if (!['spec', 'ar', 'diffusion'].includes(o.mode)) throw new Error(`--mode must be spec, ar or diffusion\n${USAGE}`);
   if (!(o.block >= 1 && o.block <= 64)) throw new Error('--block must be in 1..64');
   if (!(o.threshold > 0 && o.threshold <= 1)) throw new Error('--threshold must be in (0, 1]');
+  if (!(Number.isInteger(o.maxTokens) && o.maxTokens >= 1)) throw new Error('--max-tokens must be a positive integer');
   return o;
 }
 
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   const bytes = new Uint8Array(readFileSync(o.file!));
   if (sniffKind(bytes) === 'unknown') throw new DocError('not-pdf');
   const engine = await createNodeEngine({ backend: o.backend });
-  const settings: DecodeSettings = { ...DEFAULT_SETTINGS, method: o.mode === 'spec' ? 'selfspec' : (o.mode as 'ar' | 'diffusion'), blockSize: o.block, threshold: o.threshold };
+  const settings: DecodeSettings = { ...DEFAULT_SETTINGS, method: o.mode === 'spec' ? 'selfspec' : (o.mode as 'ar' | 'diffusion'), blockSize: o.block, threshold: o.threshold, maxNewTokens: o.maxTokens };
   console.error(`engine: ${engine.index.recognizer} + ${engine.layout.name}, decoder on ${engine.backend}, ${settings.method} B=${settings.blockSize}`);
   const pages: PageResult[] = [];
   let i = 0;
