@@ -50,6 +50,10 @@ export function renderMarkdown(r: Report): string {
         ['decoder backend', f(env.backend)],
         ['model', `${f(model?.id)} (sha256 ${String(model?.sha256 ?? '—').slice(0, 16)}…)`],
         ['model shape', f(model?.shape)],
+        ['model training', (() => {
+          const t = get(model, 'manifest.training') as Record<string, unknown> | undefined;
+          return t ? Object.entries(t).map(([k, v]) => `${k} ${typeof v === 'number' ? Math.round(v) : String(v)}`).join(', ') : '—';
+        })()],
         ['layout', f(env.layout)],
         ['test data', f(get(r, 'data.description'))],
         ['settings', f(env.settings_text)],
@@ -63,7 +67,9 @@ export function renderMarkdown(r: Report): string {
   const rows: string[][] = [];
   const speedRow = (name: string, path: string, a: string, s: string, unit: string) => {
     const o = get(r, path);
-    rows.push([name, `${f(get(o, a))} ${unit}`, `${f(get(o, s))} ${unit}`, f(get(o, 'speedup')) + '×', reasonOf(o) ?? '']);
+    const v = (x: unknown) => (typeof x === 'number' ? `${f(x)} ${unit}` : '—');
+    const sp = get(o, 'speedup');
+    rows.push([name, v(get(o, a)), v(get(o, s)), typeof sp === 'number' ? `${f(sp)}×` : '—', reasonOf(o) ?? '']);
   };
   speedRow('decode-only (batch 1)', 'decode', 'ar_tok_s', 'spec_tok_s', 'tok/s');
   speedRow('region end-to-end', 'region_e2e', 'ar_tok_s', 'spec_tok_s', 'tok/s');

@@ -205,10 +205,10 @@ async function main() {
   const ps = pageRuns.length ? pageSpeed(pageRuns) : null;
   const layoutNote = pages?.layout === 'ground-truth' || env.layoutError ? `layout model unavailable (${env.layoutError ?? 'not wired'}): pages used the ground-truth regions and reading order, so page scores measure crops + recognition + assembly, not detection` : null;
   if (layoutNote) notes.push(layoutNote);
-  if (String(env.manifest?.note ?? '').includes('random')) notes.push('the recognizer is a RANDOM dev model (bench/dev-model.ts): quality numbers are meaningless and TPF is ~2; speeds are real for its shape');
+  if (String(env.manifest?.note ?? '').includes('random')) notes.push('the recognizer is a RANDOM dev model (bench/dev-model.ts): quality numbers are meaningless and drafts are almost never accepted (TPF ≈ 1); speeds are real for its shape');
   const truncated = records.filter((r) => r.stop !== 'eos').length;
   if (truncated) notes.push(`${truncated} of ${records.length} region decodes hit max_new_tokens = ${maxNew}; their quality includes the cut`);
-  if (quick) notes.push(`quick mode: ${planRegions.length} regions (shortest targets per task), ${K.pageCount} page(s) end to end, max ${maxNew} new tokens (batch scaling: ${K.batchMaxNew}), memory over ${K.memoryPages} pages — numbers are indicative only`);
+  if (quick) notes.push(`quick mode: ${planRegions.length} regions (shortest targets per task), ${K.pageCount} page(s) end to end, max ${maxNew} new tokens (diffusion: ${Math.min(maxNew, K.diffusionMaxNew)}, batch scaling: ${K.batchMaxNew}), memory peaks taken during the page run — numbers are indicative only`);
   if (String(env.backend).includes('swiftshader')) notes.push('WebGPU runs on SwiftShader (a CPU emulation): a forward costs about in proportion to its rows, so a 33-row draft/verify window is far dearer than on a real GPU and self-spec speedups here understate a GPU');
 
   const ourEdits: EditCount[] = [];
