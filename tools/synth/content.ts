@@ -11,21 +11,9 @@ import { TableGen, type GenCell } from './tables.ts';
 import { svgFigure } from './figures.ts';
 import { escapeHtml, normalizeText, rowHtml, tableHtml } from './normalize.ts';
 
-export const CLASSES = [
-  'title',
-  'section_heading',
-  'text',
-  'list_item',
-  'table',
-  'formula',
-  'figure',
-  'caption',
-  'page_header',
-  'page_footer',
-  'page_number',
-  'footnote',
-] as const;
-export type RegionClass = (typeof CLASSES)[number];
+// One class list for the corpus, the detector and Markdown assembly (detector class ids = its order).
+export { REGION_CLASSES as CLASSES, type RegionClass } from '../../src/markdown/types.ts';
+import type { RegionClass } from '../../src/markdown/types.ts';
 export const TEXT_LIKE: ReadonlySet<string> = new Set(['title', 'section_heading', 'text', 'list_item', 'caption', 'footnote', 'page_header', 'page_footer', 'page_number']);
 
 export const STYLES = ['paper', 'article', 'report', 'manual'] as const;
