@@ -46,8 +46,10 @@ function settings(): DecodeSettings {
   const method = ($('#method') as HTMLSelectElement).value as DecodeSettings['method'];
   const block = Math.round(Number(($('#block') as HTMLInputElement).value));
   const threshold = Number(($('#threshold') as HTMLInputElement).value);
+  const maxTokens = Math.round(Number(($('#max-tokens') as HTMLInputElement).value));
   return {
     ...DEFAULT_SETTINGS,
+    maxNewTokens: Number.isFinite(maxTokens) ? Math.min(2048, Math.max(8, maxTokens)) : DEFAULT_SETTINGS.maxNewTokens,
     method,
     blockSize: Number.isFinite(block) ? Math.min(64, Math.max(1, block)) : DEFAULT_SETTINGS.blockSize,
     threshold: Number.isFinite(threshold) ? Math.min(1, Math.max(0.05, threshold)) : DEFAULT_SETTINGS.threshold,
