@@ -138,7 +138,7 @@ export function renderMarkdown(r: Report): string {
 
   const m = get(r, 'memory') as Record<string, unknown> | undefined;
   out.push('## Memory', '');
-  if (m && !reasonOf(m)) out.push(`Reading a ${f(m.pages, 0)}-page document (${f(m.distinct_pages, 0)} distinct pages): peak JS heap ${mb(m.js_heap_peak)} (start ${mb(m.js_heap_start)}), peak GPU buffers ${mb(m.gpu_bytes_peak)} (after model load ${mb(m.gpu_bytes_start)}).`, '');
+  if (m && !reasonOf(m)) out.push(`${m.source ? `${String(m.source)}. ` : ''}Page reads: ${f(m.pages, 0)} (${f(m.distinct_pages, 0)} distinct pages): peak JS heap ${mb(m.js_heap_peak)} (start ${mb(m.js_heap_start)}), peak GPU buffers ${mb(m.gpu_bytes_peak)} (after model load ${mb(m.gpu_bytes_start)}).`, '');
   else out.push(`not measured: ${reasonOf(m) ?? '—'}`, '');
 
   if (r.notes.length) out.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
