@@ -3,15 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packFeatures, toFloat16Bytes, toHalfBits } from './features.ts';
+import { f16ToF32 as halfToFloat } from '../../src/recognizer/safetensors.ts';
 
-function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
 
 describe('float16 packing', () => {
   it('rounds to nearest even, handles subnormals and overflow', () => {
