@@ -9,6 +9,7 @@ import type { DecodeResult, RoundTrace } from '../decoding/trace';
 import { assemblePage } from '../markdown/assemble';
 import { taskOf, type RegionClass } from '../markdown/types';
 import { crop, type Image } from '../recognizer/image';
+import { cropBox } from '../layout/crops';
 import { buildPrefix, createDecoder, loadModel, type DecoderBackend, type PrefixInput } from '../recognizer/model';
 import { Tokenizer } from '../recognizer/tokenizer';
 import { VisionEncoder, type OrtModuleLike } from '../recognizer/vision';
@@ -160,13 +161,7 @@ export class OcrEngine {
     const prefixes: PrefixInput[] = [];
     for (const r of toRead) {
       check();
-      const [x0, y0, x1, y1] = r.box;
-      const box: Box = [
-        Math.max(0, Math.floor(x0) - REGION_MARGIN),
-        Math.max(0, Math.floor(y0) - REGION_MARGIN),
-        Math.min(page.width, Math.ceil(x1) + REGION_MARGIN),
-        Math.min(page.height, Math.ceil(y1) + REGION_MARGIN),
-      ];
+      const box = cropBox(r.box, page.width, page.height, REGION_MARGIN);
       const { prefix, strips } = await this.regionPrefix(crop(page, box), r.task!);
       r.strips = strips;
       prefixes.push(prefix);
