@@ -1,5 +1,6 @@
 """Export a checkpoint to public/models/<id>/: model.safetensors, config.json, vocab.json,
-golden.json (PyTorch reference vectors for the TS/WGSL decoders), manifest.json.
+golden.json (PyTorch reference vectors for the TS/WGSL decoders), decoder.onnx (the decoder
+with a KV cache for the onnxruntime peer, training/export_onnx.py), manifest.json.
 
   /usr/bin/python3 training/export.py --ckpt training/runs/<run>/ckpt.pt --id <id> \
       [--eval training/runs/<run>/eval.json] [--dtype f16] [--data data/features]
@@ -69,7 +70,7 @@ def sha256(path):
 
 
 def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None, eval_res=None,
-           model_id=None, golden_max_bytes=2_000_000):
+           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True):
     os.makedirs(out_dir, exist_ok=True)
     sd = model.export_state_dict()
     tdt = torch.float16 if dtype == "f16" else torch.float32
@@ -90,8 +91,11 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
         cases.append(c)
     with open(os.path.join(out_dir, "golden.json"), "w") as f:
         json.dump({"block_size": m2.cfg.block_size, "cases": cases}, f, separators=(",", ":"))
+    if onnx_decoder:
+        from export_onnx import export_decoder_onnx
+        export_decoder_onnx(out_dir)
     files = {}
-    for name in ("model.safetensors", "config.json", "vocab.json", "golden.json", "vision.onnx"):
+    for name in ("model.safetensors", "config.json", "vocab.json", "golden.json", "vision.onnx", "decoder.onnx"):
         p = os.path.join(out_dir, name)
         if os.path.exists(p):
             files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}

@@ -68,7 +68,7 @@ class ExportTest(unittest.TestCase):
             out = os.path.join(d, "m1")
             man = export.export(model, out, os.path.join(HERE, "vocab.json"), export.pick_golden_samples(ds),
                                 train_state={"step": 5, "tokens": 100}, eval_res={"x": 1}, model_id="m1")
-            for name in ("model.safetensors", "config.json", "vocab.json", "golden.json"):
+            for name in ("model.safetensors", "config.json", "vocab.json", "golden.json", "decoder.onnx"):
                 p = os.path.join(out, name)
                 self.assertEqual(man["files"][name]["sha256"], hashlib.sha256(_bytes(p)).hexdigest())
             self.assertNotIn("vision.onnx", man["files"])
@@ -100,6 +100,42 @@ class ExportTest(unittest.TestCase):
                           torch.ones(B + 1, B + 1, dtype=torch.bool).tril())
             np.testing.assert_allclose(vl.numpy(), np.array(c["verify"]["logits"]), atol=1e-5, rtol=1e-5)
             self.assertEqual(c["greedy_ids"], c["self_spec_ids"])
+
+    def test_onnx_step_matches_model(self):
+        """The graph exported as decoder.onnx (DecoderStep) is the model: a KV-cached window after
+        T cached rows gives the logits of the full causal forward, and the file is a valid ONNX
+        model with the documented inputs/outputs and dynamic batch/window/past axes."""
+        import onnx
+        from export_onnx import INPUTS, OUTPUTS, DecoderStep, export_decoder_onnx
+        torch.manual_seed(1)
+        cfg = GOCRConfig(vocab_size=40, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=48,
+                         block_size=4, max_positions=64)
+        model = GravityOCR(cfg).eval()
+        step = DecoderStep(model)
+        B, T, S = 2, 5, 3
+        x = torch.randn(B, T + S, cfg.d_model)
+        pos = torch.arange(T + S)[None].repeat(B, 1)
+        with torch.no_grad():
+            full = model.logits(model(x, pos, torch.ones(T + S, T + S, dtype=torch.bool).tril()))
+            e = torch.zeros(cfg.n_layers, B, cfg.n_heads, 0, cfg.head_dim)
+            l1, k1, v1 = step(x[:, :T], pos[:, :T], e, e)
+            l2, k2, v2 = step(x[:, T:], pos[:, T:], k1, v1)
+        self.assertEqual(tuple(k2.shape), (cfg.n_layers, B, cfg.n_heads, T + S, cfg.head_dim))
+        torch.testing.assert_close(torch.cat([l1, l2], 1), full, atol=1e-5, rtol=1e-5)
+        with tempfile.TemporaryDirectory() as d:
+            save_file(model.export_state_dict(), os.path.join(d, "model.safetensors"))
+            with open(os.path.join(d, "config.json"), "w") as f:
+                f.write(cfg.to_json())
+            path = export_decoder_onnx(d)
+            m = onnx.load(path)
+            onnx.checker.check_model(m)
+            self.assertEqual([i.name for i in m.graph.input], INPUTS)
+            self.assertEqual([o.name for o in m.graph.output], OUTPUTS)
+            dims = [d.dim_param for d in m.graph.input[2].type.tensor_type.shape.dim]
+            self.assertEqual(dims[1], "batch")
+            self.assertEqual(dims[3], "past")
+            halves = [i for i in m.graph.initializer if i.data_type == onnx.TensorProto.FLOAT16]
+            self.assertTrue(halves, "large weights are stored as float16")
 
 
 if __name__ == "__main__":
