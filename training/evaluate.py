@@ -46,7 +46,9 @@ def _mean_q(qs):
 
 
 def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, threshold=0.9,
-             exact=True, log=print, seed=0):
+             exact=True, log=print, seed=0, dump=None):
+    """dump: a writable file that gets one JSON line per region (ids of every decoder, forwards,
+    max_new) so the TypeScript runtimes can be replayed on the same inputs (tools/parity)."""
     model.eval()
     B = block_size or model.cfg.block_size
     by_task = {}
@@ -74,6 +76,11 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
             st["sp_tok"] += len(sp["ids"]); st["sp_fwd"] += sp["forwards"]
             st["rounds"] += len(sp["rounds"]); st["acc"] += sum(r["accepted"] for r in sp["rounds"])
             st["df_tok"] += len(df["ids"]); st["df_fwd"] += df["forwards"]
+            if dump is not None:
+                dump.write(json.dumps({"id": s["id"], "task": task, "max_new": mx, "block_size": B,
+                                       "ar_ids": ar["ids"], "sp_ids": sp["ids"], "sp_forwards": sp["forwards"],
+                                       "sp_rounds": len(sp["rounds"]), "df_ids": df["ids"],
+                                       "df_forwards": df["forwards"], "threshold": threshold}) + "\n")
             if (k + 1) % 20 == 0:
                 log(f"{task} {k + 1}/{len(idx)} ar {_mean_q(qa)} tpf {st['sp_tok'] / st['sp_fwd']:.2f} "
                     f"({time.time() - t0:.0f}s)")
@@ -108,6 +115,7 @@ def main(argv=None):
     p.add_argument("--fast", action="store_true", help="batched window rows (not bit-exact)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", required=True)
+    p.add_argument("--dump", default="", help="per-region JSON lines (ids, forwards) for tools/parity")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
     if a.model:
@@ -118,7 +126,10 @@ def main(argv=None):
         vocab = a.vocab
     tok = Tokenizer.load(vocab)
     ds = PackedFeatures(os.path.join(a.data, a.split), tok, model.cfg)
-    res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast)
+    dump = open(a.dump, "w") if a.dump else None
+    res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast, dump=dump)
+    if dump:
+        dump.close()
     res["source"] = a.model or a.ckpt
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)

@@ -10,6 +10,8 @@ import { fromImageData, type Image } from '../../src/recognizer/image.ts';
 import type { OrtModuleLike } from '../../src/recognizer/vision.ts';
 import { requestGpuDevice } from '../../src/gpu/device.ts';
 import { openDocument } from '../../src/pdf/document.ts';
+import { loadModel } from '../../src/recognizer/model.ts';
+import { OrtDecoder, type OrtSessionLike, type OrtTensorCtor } from '../../src/recognizer/ort-decoder.ts';
 import { TimedBackend, now } from '../core/timed-backend.ts';
 import { prefixPool, runBatchScaling, runDiffusion, runRegions, warmUp, type BenchContext, type DecodeKnobs, type RegionSample } from '../core/regions.ts';
 import { readPage, runPages, TruthLayout, type PageSample, type PageTruth } from '../core/pages.ts';
@@ -292,6 +294,40 @@ const api = {
       log(`ppocr ${p.truth.id}: ${(ms / 1000).toFixed(1)} s, ${lines.length} lines`);
     }
     return { initMs, pages };
+  },
+
+  /**
+   * peers.ort_decoder: decoder.onnx (training/export_onnx.py) on onnxruntime-web, greedy AR over
+   * the prefixes the regions section made; KV cache fed back as GPU buffers on the WebGPU EP.
+   * Decode-only: the prefix run (which yields the first token) is timed apart, like our prefill.
+   */
+  async ortDecoder(o: { modelsBase: string; maxNewTokens: number; ep: 'webgpu' | 'wasm' }) {
+    const regs = st.regions.filter((r) => st.prefixes.has(r.id));
+    if (!regs.length) throw new Error('no region prefixes (the regions section did not run)');
+    const ortw = await import('onnxruntime-web/webgpu');
+    ortw.env.wasm.wasmPaths = new URL('bench-ort/', base).href; // served by bench/run.ts, not part of the app
+    ortw.env.wasm.numThreads = 1;
+    const models = new URL(o.modelsBase, base).href;
+    const index = JSON.parse(new TextDecoder().decode(await fetchBytes(`${models}default.json`))) as { recognizer: string };
+    const dir = `${models}${index.recognizer}/`;
+    const [weightsBytes, configBytes, onnxBytes] = await Promise.all([fetchBytes(`${dir}model.safetensors`), fetchBytes(`${dir}config.json`), fetchBytes(`${dir}decoder.onnx`)]);
+    const { weights, config } = loadModel(weightsBytes, new TextDecoder().decode(configBytes));
+    const t0 = now();
+    const session = await ortw.InferenceSession.create(onnxBytes, {
+      executionProviders: [o.ep],
+      ...(o.ep === 'webgpu' ? { preferredOutputLocation: { logits: 'cpu', present_k: 'gpu-buffer', present_v: 'gpu-buffer' } as const } : {}),
+    });
+    const initMs = now() - t0;
+    const dec = new OrtDecoder(session as unknown as OrtSessionLike, ortw.Tensor as unknown as OrtTensorCtor, weights, config);
+    await dec.greedy(st.prefixes.get(regs[0].id)!, Math.min(4, o.maxNewTokens)); // warm-up: kernels, pipelines
+    const runs: { id: string; task: string; ids: number[]; forwards: number; decodeMs: number; prefillMs: number }[] = [];
+    for (const r of regs) {
+      const g = await dec.greedy(st.prefixes.get(r.id)!, o.maxNewTokens);
+      runs.push({ id: r.id, task: r.task, ids: g.ids, forwards: g.forwards, decodeMs: g.decodeMs, prefillMs: g.prefillMs });
+      log(`ort ${o.ep} ${r.id}: ${g.ids.length} tokens, ${(g.forwards / Math.max(1e-9, g.decodeMs / 1000)).toFixed(1)} tok/s`);
+    }
+    await session.release();
+    return { ep: o.ep, initMs, onnxBytes: onnxBytes.length, runs };
   },
 
   heap() {
