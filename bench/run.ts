@@ -55,8 +55,8 @@ for (const s of sections) if (!ALL_SECTIONS.includes(s)) throw new Error(`unknow
 
 /** Knobs per mode. Quick keeps a run to a few minutes even on a CPU-emulated GPU. */
 const K = quick
-  ? { regions: { text: 1, table: 1, formula: 1 }, maxNew: 16, regionBudgetS: 240, pageCount: 1, pageBudgetS: 240, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 8, batchPool: 16, batchMaxNew: 2, memoryPages: 0 }
-  : { regions: null, maxNew: 768, regionBudgetS: 4 * 3600, pageCount: Infinity, pageBudgetS: 4 * 3600, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 768, batchPool: 16, batchMaxNew: 128, memoryPages: 20 };
+  ? { regions: { text: 1, table: 1, formula: 1 }, maxNew: 16, regionBudgetS: 240, pageCount: 1, pageMaxNew: 8, pageBudgetS: 240, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 8, batchPool: 16, batchMaxNew: 2, memoryPages: 0 }
+  : { regions: null, maxNew: 768, regionBudgetS: 4 * 3600, pageCount: Infinity, pageMaxNew: Infinity, pageBudgetS: 4 * 3600, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 768, batchPool: 16, batchMaxNew: 128, memoryPages: 20 };
 const maxNew = (a['max-new'] as number | undefined) ?? K.maxNew;
 const blockSize = 32;
 
@@ -177,7 +177,7 @@ async function main() {
     server.close();
     throw new Error(`the engine did not load in Chromium: ${errors.load}`);
   }
-  const dataInfo = await section('data', () => call('loadData', { regions: planRegions, pages: planPages.slice(0, Number.isFinite(K.pageCount) ? Math.max(K.pageCount, nPages) : planPages.length) }, 600));
+  const dataInfo = await section('data', () => call('loadData', { regions: planRegions, pages: planPages.slice(0, Number.isFinite(K.pageCount) ? K.pageCount : planPages.length) }, 600));
   if (dataInfo?.sizeMismatches.length) notes.push(`rendered PDF size differs from the ground truth on ${dataInfo.sizeMismatches.length} page(s): ${dataInfo.sizeMismatches.join('; ')}`);
 
   const knobs = { maxNewTokens: maxNew, blockSize };
@@ -186,7 +186,7 @@ async function main() {
   const ort = sections.has('ort') && regionRecords ? await section('ort', () => call('ortDecoder', { modelsBase: '/bench-models/', maxNewTokens: maxNew, ep: ortEp }, quick ? 900 : 4 * 3600)) : null;
   const diffusion = sections.has('diffusion') && regionRecords ? await section('diffusion', () => call('diffusion', { maxNewTokens: Math.min(maxNew, K.diffusionMaxNew), blockSize, thresholds: K.diffusion, batch: 8 }, quick ? 900 : 4 * 3600)) : null;
   const batch = sections.has('batch') && regionRecords ? await section('batch', () => call('batch', { maxNewTokens: (a['max-new'] as number | undefined) ? maxNew : K.batchMaxNew, blockSize, sizes: [1, 4, 16], pool: K.batchPool }, quick ? 900 : 4 * 3600)) : null;
-  const pages = sections.has('pages') ? await section('pages', () => call('pages', { ...knobs, budgetS: K.pageBudgetS, pages: Number.isFinite(K.pageCount) ? K.pageCount : 1e9 }, K.pageBudgetS + 1800)) : null;
+  const pages = sections.has('pages') ? await section('pages', () => call('pages', { ...knobs, maxNewTokens: Math.min(maxNew, K.pageMaxNew), budgetS: K.pageBudgetS, pages: Number.isFinite(K.pageCount) ? K.pageCount : 1e9 }, K.pageBudgetS + 1800)) : null;
   const memory = sections.has('memory') && K.memoryPages > 0 ? await section('memory', () => call('memory', { pages: K.memoryPages, ...knobs }, quick ? 900 : 4 * 3600)) : null;
   const tesseract = sections.has('tesseract') ? await section('tesseract', () => call('tesseract', tess, 1800)) : null;
   const ppocr = sections.has('ppocr') && pp ? await section('ppocr', () => call('ppocr', pp, 1800)) : null;
@@ -211,7 +211,7 @@ async function main() {
   if (String(env.manifest?.note ?? '').includes('random')) notes.push('the recognizer is a RANDOM dev model (bench/dev-model.ts): quality numbers are meaningless and drafts are almost never accepted (TPF ≈ 1); speeds are real for its shape');
   const truncated = records.filter((r) => r.stop !== 'eos').length;
   if (truncated) notes.push(`${truncated} of ${records.length} region decodes hit max_new_tokens = ${maxNew}; their quality includes the cut`);
-  if (quick) notes.push(`quick mode: ${planRegions.length} regions (shortest targets per task), ${K.pageCount} page(s) end to end, max ${maxNew} new tokens (diffusion: ${Math.min(maxNew, K.diffusionMaxNew)}, batch scaling: ${K.batchMaxNew}), memory peaks taken during the page run — numbers are indicative only`);
+  if (quick) notes.push(`quick mode: ${planRegions.length} regions (shortest targets per task), ${K.pageCount} page(s) end to end (also the page the peers read), max ${maxNew} new tokens (pages: ${Math.min(maxNew, K.pageMaxNew)}, diffusion: ${Math.min(maxNew, K.diffusionMaxNew)}, batch scaling: ${K.batchMaxNew}), memory peaks taken during the page run — numbers are indicative only`);
   if (String(env.backend).includes('swiftshader')) notes.push('WebGPU runs on SwiftShader (a CPU emulation): a forward costs about in proportion to its rows, so a 33-row draft/verify window is far dearer than on a real GPU and self-spec speedups here understate a GPU');
 
   const ourEdits: EditCount[] = [];
