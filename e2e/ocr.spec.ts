@@ -41,8 +41,19 @@ test('reads a PDF: layout regions, Markdown with a KaTeX formula block, export',
   await expect(page.locator('#md-preview .math-display .katex, #md-preview .math-display .katex-error').first()).toBeVisible();
   await page.screenshot({ path: 'test-results/screens/02-markdown.png', fullPage: true });
 
-  // The region panel (click a region → tokens by round, drafts, chart) froze the page in this run;
-  // it is left out here until that bug is fixed (see the issue-7 note).
+  // Region panel: activate a region (regions are buttons; the keyboard path, since a neighbour's
+  // label may overlap its centre) → tokens coloured by round (in round order), rounds with their
+  // drafts, the accepted-length chart.
+  await page.locator('#overlay .region[data-cls="text"]').first().focus();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#panel-region')).toBeVisible();
+  const rounds = await page.locator('#region-detail .tok').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.round)));
+  expect(rounds.length).toBeGreaterThan(3);
+  expect(rounds).toEqual([...rounds].sort((a, b) => a - b)); // rounds commit tokens in order
+  await expect(page.locator('#region-detail .rounds li').first()).toBeVisible();
+  await expect(page.locator('#region-detail .chart canvas').first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/screens/03-region-rounds.png', fullPage: true });
+  await page.locator('#tab-md').click();
 
   // Page stats: a self-spec round commits at least a0 and the verifier's token per two forwards.
   const tpf = Number(await page.locator('#page-stats dd[data-key="TPF"]').textContent());

@@ -248,6 +248,8 @@ function selectRegion(id: number): void {
   state.selected = id;
   selectTab('region');
   renderPageInfo();
+  // the overlay was redrawn: keep keyboard focus on the region just chosen
+  $('#overlay').querySelector<HTMLElement>(`.region[data-id="${id}"]`)?.focus({ preventScroll: true });
 }
 
 function renderSelected(): void {
