@@ -44,7 +44,12 @@ def golden_case(model, s, task, max_new=48):
     f = np.asarray(s["feats"], np.float32)
     ar = decode.ar_greedy(model, f, s["strips"], s["task_id"], max_new, trace=True)
     sp = decode.self_spec(model, f, s["strips"], s["task_id"], max_new, keep_windows=True)
-    r = sp["rounds"][1] if len(sp["rounds"]) > 1 else sp["rounds"][0]
+    # round 1 when there is one (its cache holds committed tokens), else round 0; a round that
+    # stopped on an EOS a0 ran no verify window
+    cands = [x for x in sp["rounds"][1:2] + sp["rounds"][:1] if x.get("verify_window") is not None]
+    if not cands:
+        raise ValueError("golden sample ends at its first token: pick a longer one")
+    r = cands[0]
     sess = decode.Session(model, f, s["strips"], s["task_id"], 1)  # for prompt_ids
     cb = r["committed_before"]
     return {

@@ -52,7 +52,9 @@ class DecodeTest(unittest.TestCase):
             a = decode.ar_greedy(m, f, st, 7, max_new_tokens=30)
             s = decode.self_spec(m, f, st, 7, max_new_tokens=30)
             self.assertEqual(a["ids"], s["ids"])
-            self.assertEqual(s["forwards"], 2 * len(s["rounds"]))
+            # draft + verify per round, except a last round whose a0 is EOS (draft only)
+            last_eos_a0 = s["rounds"][-1]["draft"][0] == m.cfg.eos_id
+            self.assertEqual(s["forwards"], 2 * len(s["rounds"]) - int(last_eos_a0))
             for r in s["rounds"][:-1]:  # every round but the last commits a0 + correction/bonus
                 self.assertEqual(len(r["committed"]), r["accepted"] + 2)
 

@@ -101,7 +101,10 @@ async function main() {
       bt.forwards += fw;
       bt.py_tokens += r.sp_ids.length;
       bt.py_forwards += r.sp_forwards;
-      if (!eq || !eqPy || fw !== r.sp_forwards) s.differing.push(r.id);
+      if (!eq || !eqPy || fw !== r.sp_forwards) {
+        s.differing.push(r.id);
+        console.error(`[parity ${be.kind}] ${r.id} differs: AR ${JSON.stringify(arIds)} | self-spec ${JSON.stringify(spIds)} (${fw} forwards) | Python AR ${JSON.stringify(r.ar_ids)} (self-spec ${r.sp_forwards} forwards)`);
+      }
       console.error(`[parity ${be.kind}] ${i + 1}/${recs.length} (${((performance.now() - t0) / 1000).toFixed(0)} s), ${r.task} ${spIds.length} tok, differing so far ${s.differing.length}`);
     }
     const tasks = Object.fromEntries(Object.entries(byTask).map(([k, v]) => [k, { n: v.n, tpf: v.tokens / Math.max(1, v.forwards), python_tpf: v.py_tokens / Math.max(1, v.py_forwards) }]));

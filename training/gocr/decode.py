@@ -168,6 +168,14 @@ def self_spec(model, feats, strips, task_id, max_new_tokens=256, block_size=None
         a0 = int(dl[0].argmax())
         d = dl[1:].argmax(-1).tolist()  # d_1..d_B
         s.cache_len = p + 1  # x0's causal K/V from row 0
+        if a0 == eos:  # the AR token ends the sequence: nothing to verify (no verify forward)
+            out.append(eos)
+            rounds.append({"draft": [a0] + d, "accepted": 0, "committed": [eos]})
+            if keep_windows:
+                rounds[-1].update(x0=x0_id, pos=p, committed_before=committed_before,
+                                  draft_window=[x0_id] + [cfg.mask_id] * B, draft_logits=dl,
+                                  verify_window=None, verify_logits=None)
+            break
         vids = [a0] + d
         vl = s.window(s.emb(vids), p + 1, vmask)  # verify
         a = vl.argmax(-1).tolist()  # a_1..a_{B+1}
