@@ -23,7 +23,8 @@ sys.path.insert(0, HERE)
 from common import LayoutConfig, fit_scale, load_page_image, preprocess  # noqa: E402
 from metrics import postprocess  # noqa: E402
 from model import ExportWrapper, LayoutNet, count_params  # noqa: E402
-import st  # noqa: E402
+sys.path.insert(1, os.path.dirname(HERE))  # training/: the shared safetensors reader/writer
+from gocr.safetensors import load_file, save_file  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 
@@ -31,7 +32,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 def load_any(path):
     """ckpt.pt / best.pt or layout.safetensors -> (net in eval mode, cfg, info)."""
     if path.endswith(".safetensors"):
-        sd, meta = st.load(path)
+        sd, meta = load_file(path)
         cfg = LayoutConfig.from_json(json.loads(meta["config"]))
         info = json.loads(meta.get("info", "{}"))
     else:
@@ -84,7 +85,7 @@ def main():
 
     # weights (training resumes from this file) and config
     st_path = os.path.join(a.out, "layout.safetensors")
-    st.save(st_path, net.state_dict(), {"config": json.dumps(cfg.to_json()), "info": json.dumps(info)})
+    save_file(net.state_dict(), st_path, {"config": json.dumps(cfg.to_json()), "info": json.dumps(info)})
     with open(os.path.join(a.out, "config.json"), "w") as f:
         json.dump(cfg.to_json(), f, indent=1)
 

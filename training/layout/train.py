@@ -26,7 +26,8 @@ from common import CLASSES, LayoutConfig  # noqa: E402
 from data import PageSet  # noqa: E402
 from metrics import map_report, postprocess  # noqa: E402
 from model import LayoutNet, count_params, decode  # noqa: E402
-import st  # noqa: E402
+sys.path.insert(1, os.path.dirname(HERE))  # training/: the shared safetensors reader/writer
+from gocr.safetensors import load_file  # noqa: E402
 from targets import detection_loss  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -108,7 +109,7 @@ def lr_at(args, step, elapsed):
 
 def load_init(net, path, log):
     if path.endswith(".safetensors"):
-        sd, _ = st.load(path)
+        sd, _ = load_file(path)
     else:
         sd = torch.load(path, map_location="cpu")["model"]
     missing, unexpected = net.load_state_dict(sd, strict=False)
