@@ -45,8 +45,35 @@ def _mean_q(qs):
     return {k: float(np.mean([q[k] for q in qs])) for k in qs[0]} if qs else {}
 
 
+def unit_slices(strips):
+    """(row offset, rows) of each strip: a text region is read one line (strip) at a time."""
+    out, off = [], 0
+    for n in strips:
+        out.append((off, n))
+        off += n
+    return out
+
+
+def read_units(fn, model, feats, units, task_id, tok, **kw):
+    """Runs decoder `fn` on every unit (one strip each) and joins like the engine: unit texts,
+    stripped, joined by one space. ids = the units' ids back to back (EOS included per unit);
+    forwards and rounds summed."""
+    res = {"ids": [], "forwards": 0, "rounds": [], "units": [], "text": ""}
+    texts = []
+    for off, n in units:
+        mx = min(model.cfg.max_positions - n - 2 - 2 * model.cfg.block_size - 4, 200)
+        r = fn(model, feats[off:off + n], [n], task_id, mx, **kw)
+        res["ids"] += r["ids"]
+        res["forwards"] += r["forwards"]
+        res["rounds"] += r.get("rounds", [])
+        res["units"].append({"max_new": mx, "ids": r["ids"]})
+        texts.append(tok.decode(r["ids"]).strip())
+    res["text"] = " ".join(t for t in texts if t)
+    return res
+
+
 def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, threshold=0.9,
-             exact=True, log=print, seed=0, dump=None):
+             exact=True, log=print, seed=0, dump=None, text_unit="line"):
     """dump: a writable file that gets one JSON line per region (ids of every decoder, forwards,
     max_new) so the TypeScript runtimes can be replayed on the same inputs (tools/parity)."""
     model.eval()
@@ -57,7 +84,7 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
         t = ds.items[int(i)]["task"]
         if len(by_task.setdefault(t, [])) < n_per_task:
             by_task[t].append(int(i))
-    out = {"block_size": B, "threshold": threshold, "exact": exact, "tasks": {}}
+    out = {"block_size": B, "threshold": threshold, "exact": exact, "text_unit": text_unit, "tasks": {}}
     t0 = time.time()
     tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
     for task, idx in sorted(by_task.items()):
@@ -67,17 +94,25 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
             s = ds.get(i)
             mx = max_new or min(model.cfg.max_positions - s["P"] - 2 * B - 4, len(s["ids"]) * 2 + 32)
             f = s["feats"].astype(np.float32)
-            ar = decode.ar_greedy(model, f, s["strips"], s["task_id"], mx, exact=exact)
-            sp = decode.self_spec(model, f, s["strips"], s["task_id"], mx, B, exact=exact)
-            df = decode.diffusion(model, f, s["strips"], s["task_id"], mx, B, threshold)
-            qa.append(quality(task, tok.decode(ar["ids"]), s["target"]))
-            qd.append(quality(task, tok.decode(df["ids"]), s["target"]))
+            if task == "text" and text_unit == "line":
+                units = unit_slices(s["strips"])
+                ar = read_units(decode.ar_greedy, model, f, units, s["task_id"], tok, exact=exact)
+                sp = read_units(decode.self_spec, model, f, units, s["task_id"], tok, block_size=B, exact=exact)
+                df = read_units(decode.diffusion, model, f, units, s["task_id"], tok, block_size=B, threshold=threshold)
+                mx = [u["max_new"] for u in ar["units"]]
+            else:
+                ar = decode.ar_greedy(model, f, s["strips"], s["task_id"], mx, exact=exact)
+                sp = decode.self_spec(model, f, s["strips"], s["task_id"], mx, B, exact=exact)
+                df = decode.diffusion(model, f, s["strips"], s["task_id"], mx, B, threshold)
+            qa.append(quality(task, ar.get("text", tok.decode(ar["ids"])), s["target"]))
+            qd.append(quality(task, df.get("text", tok.decode(df["ids"])), s["target"]))
             eq += ar["ids"] == sp["ids"]
             st["sp_tok"] += len(sp["ids"]); st["sp_fwd"] += sp["forwards"]
             st["rounds"] += len(sp["rounds"]); st["acc"] += sum(r["accepted"] for r in sp["rounds"])
             st["df_tok"] += len(df["ids"]); st["df_fwd"] += df["forwards"]
             if dump is not None:
                 dump.write(json.dumps({"id": s["id"], "task": task, "max_new": mx, "block_size": B,
+                                       "units": [list(u) for u in units] if "units" in ar else None,
                                        "ar_ids": ar["ids"], "sp_ids": sp["ids"], "sp_forwards": sp["forwards"],
                                        "sp_rounds": len(sp["rounds"]), "df_ids": df["ids"],
                                        "df_forwards": df["forwards"], "threshold": threshold}) + "\n")
@@ -115,6 +150,8 @@ def main(argv=None):
     p.add_argument("--fast", action="store_true", help="batched window rows (not bit-exact)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", required=True)
+    p.add_argument("--text_unit", default="line", choices=["line", "region"],
+                   help="read text regions one strip (line) at a time, as the engine does, or whole")
     p.add_argument("--dump", default="", help="per-region JSON lines (ids, forwards) for tools/parity")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
@@ -127,7 +164,8 @@ def main(argv=None):
     tok = Tokenizer.load(vocab)
     ds = PackedFeatures(os.path.join(a.data, a.split), tok, model.cfg)
     dump = open(a.dump, "w") if a.dump else None
-    res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast, dump=dump)
+    res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast, dump=dump,
+                   text_unit=a.text_unit)
     if dump:
         dump.close()
     res["source"] = a.model or a.ckpt

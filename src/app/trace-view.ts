@@ -60,7 +60,7 @@ export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: M
   const accepted = r.rounds.map((x) => x.accepted);
   host.append(
     dl([
-      ['Strips', String(r.strips)],
+      ['Strips', `${r.strips}${r.task === 'text' && r.strips > 1 ? ' (read line by line, in one batch)' : ''}`],
       ['Rounds', String(r.rounds.length)],
       ['Forwards', String(r.forwards.ar + r.forwards.draft + r.forwards.verify + r.forwards.cacheWrite)],
       ['TPF', r.tpf.toFixed(2)],
@@ -76,7 +76,12 @@ export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: M
   toks.setAttribute('role', 'list');
   const rounds = document.createElement('ol');
   rounds.className = 'rounds';
+  let unit = r.tokens[0]?.unit ?? 0;
   for (const t of r.tokens) {
+    if ((t.unit ?? 0) !== unit) {
+      unit = t.unit ?? 0;
+      toks.append(document.createElement('br')); // next line of a text region (read as its own sequence)
+    }
     const s = document.createElement('button');
     s.type = 'button';
     s.className = 'tok' + (t.verifierToken ? ' verifier' : '');
@@ -112,7 +117,7 @@ function roundItem(rd: RoundView, method: Method): HTMLElement {
   head.className = 'round-head';
   head.textContent =
     method === 'selfspec'
-      ? `Round ${rd.round + 1}: a0 ${JSON.stringify(rd.a0 ?? '')}, ${rd.accepted} of ${rd.drafted.length} drafts accepted, committed ${rd.committed.length}`
+      ? `Round ${rd.round + 1}${rd.unit ? ` (line ${rd.unit + 1})` : ''}: a0 ${JSON.stringify(rd.a0 ?? '')}, ${rd.accepted} of ${rd.drafted.length} drafts accepted, committed ${rd.committed.length}`
       : `Round ${rd.round + 1}: committed ${rd.committed.length}`;
   li.append(head);
   if (method === 'selfspec' && rd.drafted.length) {

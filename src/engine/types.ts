@@ -24,9 +24,13 @@ export interface TokenView {
   round: number;
   /** True for the token the verifier supplied at the end of its round (correction or bonus). */
   verifierToken: boolean;
+  /** Decode unit within the region (a text region is read line by line; 0 otherwise). */
+  unit?: number;
 }
 
 export interface RoundView extends Omit<RoundTrace, 'drafted' | 'committed' | 'rejected' | 'a0'> {
+  /** Decode unit (line) of the region this round belongs to. */
+  unit?: number;
   drafted: string[];
   committed: string[];
   a0: string | null;
@@ -40,7 +44,7 @@ export interface RegionResult {
   score: number;
   order: number;
   task: 'text' | 'table' | 'formula' | null;
-  /** Recognized content (text with '\n' between lines, table HTML, LaTeX); '' for figures. */
+  /** Recognized content (text: its lines joined by spaces; table HTML; LaTeX); '' for figures. */
   text: string;
   tokens: TokenView[];
   rounds: RoundView[];

@@ -1,0 +1,65 @@
+// The engine in Node on the embedded models (CPU decoder, onnxruntime-node), with the layout
+// replaced by ground-truth regions of a committed synthetic page: text regions are read line by
+// line (one sequence per strip, in one batch with the rest of the page) and merged back.
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { OcrEngine, type LayoutRegion } from './engine.ts';
+import { diskFetcher } from '../../tools/cli/node-engine.ts';
+import { readPng } from '../../tools/vision/png.ts';
+import { crop } from '../recognizer/image.ts';
+import { cropBox } from '../layout/crops.ts';
+import type { OrtModuleLike } from '../recognizer/vision.ts';
+import type { RegionClass } from '../markdown/types.ts';
+
+const FIX = join(process.cwd(), 'tools/synth/fixtures');
+const page = readPng(join(FIX, 'p0950000.png'));
+const truth = JSON.parse(readFileSync(join(FIX, 'p0950000.json'), 'utf8')) as { regions: { order: number; cls: RegionClass; box: [number, number, number, number]; lines?: unknown[] }[] };
+// a 5-line paragraph, a 2-line list item and a formula
+const picked = truth.regions.filter((r) => [2, 6, 7].includes(r.order));
+
+let engine: OcrEngine;
+beforeAll(async () => {
+  engine = await OcrEngine.load(diskFetcher(), {
+    ort: ort as unknown as OrtModuleLike,
+    ortSessionOptions: { intraOpNumThreads: 1 },
+    prefer: 'cpu',
+    makeLayout: async () => ({ name: 'truth', detect: async (): Promise<LayoutRegion[]> => picked.map((r, i) => ({ cls: r.cls, box: r.box, score: 1, order: i })) }),
+  });
+}, 120_000);
+afterAll(() => engine?.dispose());
+
+describe('OcrEngine (line units)', () => {
+  it('reads a text region one strip at a time and merges the lines', async () => {
+    const settings = { method: 'ar' as const, blockSize: 32, threshold: 0.9, maxNewTokens: 10 };
+    const res = await engine.recognizePage(page, 0, settings);
+    const para = res.regions.find((r) => r.cls === 'text')!;
+    expect(para.strips).toBe(5);
+    // tokens carry their line; lines come in order; rounds are renumbered to stay distinct
+    const units = para.tokens.map((t) => t.unit);
+    expect(new Set(units)).toEqual(new Set([0, 1, 2, 3, 4]));
+    expect(units).toEqual([...units].sort((a, b) => a! - b!));
+    const rounds = para.rounds.map((r) => r.round);
+    expect(rounds).toEqual(rounds.map((_, i) => i));
+    expect(para.forwards.ar).toBe(para.rounds.length);
+
+    // the same as decoding each strip alone and joining the texts
+    const box = cropBox(para.box, page.width, page.height, 4);
+    const u = await engine.regionUnits(crop(page, box), 'text');
+    expect(u.prefixes).toHaveLength(5);
+    const alone = await engine.decode(u.prefixes, settings);
+    expect(para.text).toBe(OcrEngine.joinUnits(alone.map((r) => engine.tokenizer.decode(r.tokens))));
+    expect(para.text.split(' ').length).toBeGreaterThan(4);
+
+    // a formula is one sequence
+    const f = res.regions.find((r) => r.cls === 'formula')!;
+    expect(new Set(f.tokens.map((t) => t.unit))).toEqual(new Set([0]));
+    expect(res.markdown).toContain('$$');
+  }, 300_000);
+
+  it('joins units like the corpus joins lines', () => {
+    expect(OcrEngine.joinUnits([' a b ', '', 'c', ' d'])).toBe('a b c d');
+    expect(OcrEngine.joinUnits([])).toBe('');
+  });
+});
