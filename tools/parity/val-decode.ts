@@ -23,7 +23,9 @@ import { nodeGpuDevice } from '../cli/node-engine.ts';
 interface PyRecord {
   id: string;
   task: 'text' | 'table' | 'formula';
-  max_new: number;
+  /** one cap per unit when the region was read line by line (`units`: [row offset, rows]) */
+  max_new: number | number[];
+  units?: [number, number][] | null;
   block_size: number;
   ar_ids: number[];
   sp_ids: number[];
@@ -79,11 +81,22 @@ async function main() {
       const f = index.get(r.id);
       if (!f) throw new Error(`${r.id}: not in ${featDir}/index.jsonl (same split as the dump?)`);
       const rows = f.strips.reduce((x, y) => x + y, 0);
-      const prefix = buildPrefix(readRows(fd, f.offset, rows, config.vision_dim), f.strips, [config.task_ids[r.task]], config);
-      const [ar] = await decodeAR(be, [prefix], { maxNewTokens: r.max_new });
-      const [sp] = await decodeSelfSpec(be, [prefix], { maxNewTokens: r.max_new, blockSize: r.block_size });
-      const arIds = withEos(ar, config.eos_id), spIds = withEos(sp, config.eos_id);
-      const fw = sp.trace.forwards.draft + sp.trace.forwards.verify;
+      const feats = readRows(fd, f.offset, rows, config.vision_dim);
+      const tid = [config.task_ids[r.task]];
+      // whole region, or (text read line by line) one sequence per unit, each alone like Python
+      const units = r.units ?? [[0, rows]];
+      const caps = Array.isArray(r.max_new) ? r.max_new : [r.max_new];
+      const arIds: number[] = [], spIds: number[] = [];
+      let fw = 0;
+      for (const [j, [off, n]] of units.entries()) {
+        const v = feats.subarray(off * config.vision_dim, (off + n) * config.vision_dim);
+        const prefix = buildPrefix(v, r.units ? [n] : f.strips, tid, config);
+        const [ar] = await decodeAR(be, [prefix], { maxNewTokens: caps[j] });
+        const [sp] = await decodeSelfSpec(be, [prefix], { maxNewTokens: caps[j], blockSize: r.block_size });
+        arIds.push(...withEos(ar, config.eos_id));
+        spIds.push(...withEos(sp, config.eos_id));
+        fw += sp.trace.forwards.draft + sp.trace.forwards.verify;
+      }
       const eq = arIds.join() === spIds.join();
       const eqPy = arIds.join() === r.ar_ids.join();
       s.regions++;
