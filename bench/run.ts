@@ -344,7 +344,7 @@ function ortDecoder(recognizer: string, run: OrtRun | null, records: RegionRecor
     ours_backend: ourBackend,
     wgsl_over_ort: tokS && ourS ? ourS / tokS : null,
     ids_equal_to_ours: both.length ? both.filter((r) => r.ids.join() === ours.get(r.id)!.ids.join()).length / both.length : null,
-    scope: 'greedy AR, decode-only (the prefix run that yields the first token is excluded on both sides), one region at a time; KV cache kept on the GPU between steps on the WebGPU EP',
+    scope: 'greedy AR, decode-only (the prefix run that yields the first token is excluded on both sides), one region at a time — ours decodes a text region\'s lines as one batch, ORT one line after another; KV cache kept on the GPU between steps on the WebGPU EP',
   };
 }
 

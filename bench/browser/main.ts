@@ -55,7 +55,7 @@ const st: {
   layoutError: string | null;
   regions: RegionSample[];
   pages: PageSample[];
-  prefixes: Map<string, import('../../src/recognizer/model.ts').PrefixInput>;
+  prefixes: Map<string, import('../../src/recognizer/model.ts').PrefixInput[]>;
   heapPeak: number;
 } = { engine: null, backend: null, device: null, gpu: { live: 0, peak: 0 }, truthLayout: null, layoutError: null, regions: [], pages: [], prefixes: new Map(), heapPeak: 0 };
 
@@ -195,7 +195,7 @@ const api = {
   },
 
   async batch(o: DecodeKnobs & { sizes: number[]; pool: number }) {
-    const pool = prefixPool([...st.prefixes.values()], o.pool);
+    const pool = prefixPool([...st.prefixes.values()].flat(), o.pool);
     if (!pool.length) throw new Error('no region prefixes (the regions section did not run)');
     return runBatchScaling(ctx(), pool, o.sizes, o);
   },
@@ -320,12 +320,20 @@ const api = {
     });
     const initMs = now() - t0;
     const dec = new OrtDecoder(session as unknown as OrtSessionLike, ortw.Tensor as unknown as OrtTensorCtor, weights, config);
-    await dec.greedy(st.prefixes.get(regs[0].id)!, Math.min(4, o.maxNewTokens)); // warm-up: kernels, pipelines
+    await dec.greedy(st.prefixes.get(regs[0].id)![0], Math.min(4, o.maxNewTokens)); // warm-up: kernels, pipelines
     const runs: { id: string; task: string; ids: number[]; forwards: number; decodeMs: number; prefillMs: number }[] = [];
     for (const r of regs) {
-      const g = await dec.greedy(st.prefixes.get(r.id)!, o.maxNewTokens);
-      runs.push({ id: r.id, task: r.task, ids: g.ids, forwards: g.forwards, decodeMs: g.decodeMs, prefillMs: g.prefillMs });
-      log(`ort ${o.ep} ${r.id}: ${g.ids.length} tokens, ${(g.forwards / Math.max(1e-9, g.decodeMs / 1000)).toFixed(1)} tok/s`);
+      // a region's units one after another (this peer decodes one sequence at a time)
+      const run = { id: r.id, task: r.task, ids: [] as number[], forwards: 0, decodeMs: 0, prefillMs: 0 };
+      for (const p of st.prefixes.get(r.id)!) {
+        const g = await dec.greedy(p, o.maxNewTokens);
+        run.ids.push(...g.ids);
+        run.forwards += g.forwards;
+        run.decodeMs += g.decodeMs;
+        run.prefillMs += g.prefillMs;
+      }
+      runs.push(run);
+      log(`ort ${o.ep} ${r.id}: ${run.ids.length} tokens, ${(run.forwards / Math.max(1e-9, run.decodeMs / 1000)).toFixed(1)} tok/s`);
     }
     await session.release();
     return { ep: o.ep, initMs, onnxBytes: onnxBytes.length, runs };

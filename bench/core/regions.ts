@@ -47,19 +47,21 @@ async function decodeWith(ctx: BenchContext, method: Method | 'diffusion', prefi
   return { results, wallMs: now() - t, prefillMs: ctx.backend.prefillMs };
 }
 
-function toRecord(ctx: BenchContext, s: RegionSample, method: RegionRecord['method'], r: DecodeResult, visionMs: number, prefillMs: number, decodeMs: number): RegionRecord {
+/** A region's record from the decodes of its units (a text region: one per line; else one). */
+function toRecord(ctx: BenchContext, s: RegionSample, method: RegionRecord['method'], units: DecodeResult[], visionMs: number, prefillMs: number, decodeMs: number): RegionRecord {
+  const m = ctx.engine.mergeUnits(units);
   return {
     id: s.id,
     task: s.task,
     cls: s.cls,
     target: s.target,
     method,
-    text: ctx.engine.tokenizer.decode(r.tokens),
-    ids: Array.from(r.tokens),
-    committed: r.trace.tokenRound.length,
-    forwards: { ...r.trace.forwards },
-    accepted: r.trace.rounds.filter((x) => x.a0 !== null && (x.accepted > 0 || x.rejected !== null)).map((x) => x.accepted),
-    stop: r.stop,
+    text: m.text,
+    ids: m.ids,
+    committed: units.reduce((n, r) => n + r.trace.tokenRound.length, 0),
+    forwards: m.forwards,
+    accepted: units.flatMap((r) => r.trace.rounds.filter((x) => x.a0 !== null && (x.accepted > 0 || x.rejected !== null)).map((x) => x.accepted)),
+    stop: m.stop,
     visionMs,
     prefillMs,
     decodeMs,
@@ -68,25 +70,27 @@ function toRecord(ctx: BenchContext, s: RegionSample, method: RegionRecord['meth
 
 /** Compiles shaders and warms caches so the first timed region is not charged for them. */
 export async function warmUp(ctx: BenchContext, s: RegionSample, k: DecodeKnobs): Promise<void> {
-  const { prefix } = await ctx.engine.regionPrefix(s.image, s.task);
+  const { prefixes } = await ctx.engine.regionUnits(s.image, s.task);
   const small = { ...k, maxNewTokens: Math.min(k.maxNewTokens, 4) };
-  await decodeWith(ctx, 'ar', [prefix], small);
-  await decodeWith(ctx, 'selfspec', [prefix], small);
+  await decodeWith(ctx, 'ar', prefixes, small);
+  await decodeWith(ctx, 'selfspec', prefixes, small);
 }
 
 export interface RegionRunOutput {
   records: RegionRecord[];
-  prefixes: Map<string, PrefixInput>;
+  /** each region's decode units (engine.regionUnits: a text region's lines, else the region) */
+  prefixes: Map<string, PrefixInput[]>;
 }
 
 /**
  * Every region read by AR and by self-spec, one region at a time: vision (crop → strips →
- * encoder), then prefill + decode of that one prefix. The method order alternates per region so
+ * encoder), then prefill + decode of that region's units (as the engine reads it: a text region's
+ * lines side by side in one batch, a table or formula as one sequence). The method order alternates per region so
  * slow drift of a shared machine does not favour one method.
  */
 export async function runRegions(ctx: BenchContext, samples: RegionSample[], k: DecodeKnobs, shouldStop: () => boolean = () => false): Promise<RegionRunOutput> {
   const records: RegionRecord[] = [];
-  const prefixes = new Map<string, PrefixInput>();
+  const prefixes = new Map<string, PrefixInput[]>();
   for (let i = 0; i < samples.length; i++) {
     if (shouldStop()) {
       ctx.log(`regions: time budget reached after ${i} of ${samples.length}`);
@@ -96,11 +100,11 @@ export async function runRegions(ctx: BenchContext, samples: RegionSample[], k: 
     const order: Method[] = i % 2 === 0 ? ['ar', 'selfspec'] : ['selfspec', 'ar'];
     for (const m of order) {
       const t0 = now();
-      const { prefix } = await ctx.engine.regionPrefix(s.image, s.task);
+      const u = await ctx.engine.regionUnits(s.image, s.task);
       const visionMs = now() - t0;
-      prefixes.set(s.id, prefix);
-      const d = await decodeWith(ctx, m, [prefix], k);
-      records.push(toRecord(ctx, s, m, d.results[0], visionMs, d.prefillMs, d.wallMs - d.prefillMs));
+      prefixes.set(s.id, u.prefixes);
+      const d = await decodeWith(ctx, m, u.prefixes, k);
+      records.push(toRecord(ctx, s, m, d.results, visionMs, d.prefillMs, d.wallMs - d.prefillMs));
     }
     const a = records[records.length - 2], b = records[records.length - 1];
     const spec = a.method === 'selfspec' ? a : b;
@@ -119,7 +123,7 @@ export interface DiffusionResult {
 }
 
 /** Direct block diffusion at each threshold over the same prefixes (batched: quality and TPF do not depend on batching). */
-export async function runDiffusion(ctx: BenchContext, samples: RegionSample[], prefixes: Map<string, PrefixInput>, thresholds: number[], k: DecodeKnobs, batch = 8): Promise<{ results: DiffusionResult[]; records: Record<string, RegionRecord[]> }> {
+export async function runDiffusion(ctx: BenchContext, samples: RegionSample[], prefixes: Map<string, PrefixInput[]>, thresholds: number[], k: DecodeKnobs, batch = 8): Promise<{ results: DiffusionResult[]; records: Record<string, RegionRecord[]> }> {
   const have = samples.filter((s) => prefixes.has(s.id));
   const results: DiffusionResult[] = [];
   const all: Record<string, RegionRecord[]> = {};
@@ -128,9 +132,14 @@ export async function runDiffusion(ctx: BenchContext, samples: RegionSample[], p
     let ms = 0;
     for (let i = 0; i < have.length; i += batch) {
       const chunk = have.slice(i, i + batch);
-      const d = await decodeWith(ctx, 'diffusion', chunk.map((s) => prefixes.get(s.id)!), k, thr);
+      const units = chunk.map((s) => prefixes.get(s.id)!);
+      const d = await decodeWith(ctx, 'diffusion', units.flat(), k, thr);
       ms += d.wallMs - d.prefillMs;
-      d.results.forEach((r, j) => recs.push(toRecord(ctx, chunk[j], 'diffusion', r, 0, 0, 0)));
+      let q = 0;
+      chunk.forEach((s, j) => {
+        recs.push(toRecord(ctx, s, 'diffusion', d.results.slice(q, q + units[j].length), 0, 0, 0));
+        q += units[j].length;
+      });
     }
     const tokens = recs.reduce((s, r) => s + r.committed, 0);
     const fw = recs.reduce((s, r) => s + forwardsOf(r), 0);

@@ -18,7 +18,8 @@ export interface RegionRecord {
   method: SpeedMethod | 'diffusion';
   /** Decoded output text. */
   text: string;
-  /** Response token ids (EOS excluded): equality is checked on these. */
+  /** Token ids of the region's decode units back to back, each unit's EOS included when it
+   *  stopped on one (a text region is read line by line): equality is checked on these. */
   ids: number[];
   /** Committed tokens including EOS (what TPF counts). */
   committed: number;
