@@ -53,6 +53,14 @@ class DataTest(unittest.TestCase):
             self.assertEqual(line["target"], parent["target"].split("\n")[k])
             self.assertEqual(line["offset"], parent["offset"] + sum(parent["strips"][:k]))
             self.assertEqual(line["strips"], [parent["strips"][k]])
+            # drop_regions: the split regions go, their lines stay, single-strip samples stay
+            ds2 = data.PackedFeatures(os.path.join(d, "tr"), tok, cfg)
+            n2 = data.add_line_samples(ds2, synth, tok, cfg, log=lambda *_: None, drop_regions=True)
+            self.assertEqual(n2, n_new)
+            ids2 = {it["id"] for it in ds2.items}
+            self.assertFalse(ids2 & {it["id"] for it in multi})
+            self.assertEqual(len(ds2.items), len(ds.items) - len(multi))
+            self.assertEqual(len(ds2.lengths), len(ds2.items))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from gocr.data import BatchStream, PackedFeatures, add_line_samples  # noqa: E40
 from gocr.metrics import cer  # noqa: E402
 from gocr.model import GOCRConfig, GravityOCR  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
+from evaluate import read_units, unit_slices  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -68,6 +69,9 @@ def parse(argv=None):
     p.add_argument("--reload_minutes", type=float, default=0,
                    help="re-read the train index when it grew (features still being written)")
     p.add_argument("--line_samples", default="", help="synth page JSON dir (data/synth/train): add per-line samples")
+    p.add_argument("--line_only_text", action="store_true",
+                   help="with --line_samples: drop the split text regions (train text as lines, as the engine reads it); "
+                        "quick eval reads text line by line too")
     p.add_argument("--diff_blocks", type=int, default=0, help="corrupted streams on a random run of this many blocks (0 = all)")
     p.add_argument("--ckpt_minutes", type=float, default=10)
     p.add_argument("--log_every", type=int, default=20)
@@ -116,8 +120,12 @@ def quick_eval(model, val, tok, a, n):
     cers, tpfs, acc = [], [], []
     for k, s in enumerate(samples):
         mx = len(s["ids"]) + 16
-        r = decode.ar_greedy(model, s["feats"], s["strips"], s["task_id"], mx, exact=False)
-        cers.append(cer(tok.decode(r["ids"]), s["target"]))
+        if a.line_only_text and s["task"] == "text" and len(s["strips"]) > 1:
+            r = read_units(decode.ar_greedy, model, s["feats"], unit_slices(s["strips"]), s["task_id"], tok, exact=False)
+            cers.append(cer(r["text"], s["target"]))
+        else:
+            r = decode.ar_greedy(model, s["feats"], s["strips"], s["task_id"], mx, exact=False)
+            cers.append(cer(tok.decode(r["ids"]), s["target"]))
         if k < 6:
             sp = decode.self_spec(model, s["feats"], s["strips"], s["task_id"], mx, exact=False)
             tpfs.append(sp["tpf"])
@@ -177,7 +185,7 @@ def main(argv=None):
     def load_train():
         ds = PackedFeatures(train_dir, tok, cfg, max_len=a.max_len, diff_blocks=a.diff_blocks)
         if a.line_samples:
-            add_line_samples(ds, a.line_samples, tok, cfg, log=log)
+            add_line_samples(ds, a.line_samples, tok, cfg, log=log, drop_regions=a.line_only_text)
         return ds
     train = load_train()
     index_size = os.path.getsize(os.path.join(train_dir, "index.jsonl"))

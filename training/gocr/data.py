@@ -106,13 +106,15 @@ class BatchStream:
         return [self.ds.get(i) for i in self.queue.pop()]
 
 
-def add_line_samples(ds, synth_dir, tok, cfg, log=print):
+def add_line_samples(ds, synth_dir, tok, cfg, log=print, drop_regions=False):
     """Curriculum aid: split multi-line text regions into one sample per strip when the synth page
     JSON (<synth_dir>/<page>.json, region `order`) has exactly as many text lines as the region has
-    strips. Sample ids are "<page>_<order>" (tools/synth/crops.ts); new ids get "#<line>"."""
+    strips. Sample ids are "<page>_<order>" (tools/synth/crops.ts); new ids get "#<line>".
+    drop_regions: remove the regions that were split (the engine reads text line by line, so the
+    whole-region samples only repeat their lines at a higher cost)."""
     pages, added, checked = {}, 0, 0
     B = cfg.block_size
-    new = []
+    new, split = [], set()
     for it in ds.items:
         if it["task"] != "text" or len(it["strips"]) < 2 or "_" not in it["id"]:
             continue
@@ -129,6 +131,7 @@ def add_line_samples(ds, synth_dir, tok, cfg, log=print):
         if not reg or len(reg.get("lines", [])) != len(it["strips"]):
             continue
         off = it["offset"]
+        split.add(it["id"])
         for k, (n, line) in enumerate(zip(it["strips"], reg["lines"])):
             ids = tok.encode(line["text"])
             if ids:
@@ -136,9 +139,12 @@ def add_line_samples(ds, synth_dir, tok, cfg, log=print):
                             "strips": [n], "ids": ids, "task_id": it["task_id"], "P": n + 1,
                             "R": len(ids) + B})
             off += n
+    if drop_regions:
+        ds.items = [it for it in ds.items if it["id"] not in split]
     ds.items += new
     diff_blocks = getattr(ds, "diff_blocks", 0)
     rc = [it["R"] if not diff_blocks else min(it["R"], (diff_blocks + 1) * B) for it in ds.items]
     ds.lengths = np.array([it["P"] + it["R"] + 2 * c for it, c in zip(ds.items, rc)])
-    log(f"line samples: {len(new)} from {checked} multi-strip text regions")
+    log(f"line samples: {len(new)} from {checked} multi-strip text regions"
+        + (f" ({len(split)} split regions dropped)" if drop_regions else ""))
     return len(new)
