@@ -11,7 +11,7 @@ export interface DecodeSettings {
   blockSize: number;
   /** Direct diffusion: confidence threshold. */
   threshold: number;
-  /** Cap on generated tokens per region. */
+  /** Cap on generated tokens per decode unit (a text line, a table, a formula). */
   maxNewTokens: number;
 }
 
