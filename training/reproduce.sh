@@ -1,0 +1,38 @@
+#!/bin/sh
+# The recognizer from scratch, one command: data -> features -> train -> eval -> export.
+#
+#   nohup training/reproduce.sh > repro.log 2>&1 &          # RUN=<run name> ID=<model id> STEPS=5200
+#
+# Times on the 2-core CPU machine this project is built on (measured on parts of the pipeline):
+#   corpus ~1 min · synth 1000 train pages ~3 min + 300 val pages ~1 min · crops ~2 min
+#   features: ~2.5 region crops/s -> train (18.6 k crops) ~2 h, val (3.2 k) ~20 min
+#   train: 0.5-0.7 step/s alone -> 5200 steps ~2.5 h (one process, 2 threads)
+#   eval (20 regions per task, exact decoders) ~10 min · export ~10 s
+# On a CUDA machine add DEVICE=cuda (PyTorch 2.x); training then takes minutes.
+# Every step resumes: synth/crops are deterministic, features use --resume, training resumes from
+# training/runs/$RUN/ckpt.pt. The embedded gocr-v1 was made with these settings, but in segments
+# (its manifest says which), so a fresh run lands near it, not on its exact bits.
+set -e
+cd "$(dirname "$0")/.."
+RUN=${RUN:-gocr-repro}
+ID=${ID:-$RUN}
+STEPS=${STEPS:-5200}
+DEVICE=${DEVICE:-cpu}
+export OMP_WAIT_POLICY=PASSIVE MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184 MALLOC_TOP_PAD_=1073741824
+
+[ -d data/corpus ] || npm run corpus
+npm run synth -- --pages 1000 --seed 0 --out data/synth/train
+npm run synth -- --pages 300 --seed 0 --split val --out data/synth/val
+npm run crops -- --in data/synth/train --out data/crops/train
+npm run crops -- --in data/synth/val --out data/crops/val
+npm run features -- --in data/crops/train --out data/features/train --resume 1
+npm run features -- --in data/crops/val --out data/features/val --resume 1
+
+/usr/bin/python3 training/train.py --run "training/runs/$RUN" --device "$DEVICE" \
+  --data data/features --line_samples data/synth/train --line_only_text \
+  --diff_blocks 2 --guide_weight 1.0 --guide_start 50 --max_tokens 6000 \
+  --steps "$STEPS" --warmup 200 --curriculum_steps 2000 --eval_every 250 --eval_n 16 --ckpt_minutes 10
+/usr/bin/python3 training/evaluate.py --ckpt "training/runs/$RUN/ckpt.pt" --n_per_task 20 --threads 2 \
+  --out "training/runs/$RUN/eval.json"
+/usr/bin/python3 training/export.py --ckpt "training/runs/$RUN/ckpt.pt" --id "$ID" --dtype f16
+echo "exported public/models/$ID (point public/models/default.json's \"recognizer\" at it to use it)"
