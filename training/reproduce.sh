@@ -4,8 +4,9 @@
 #   nohup training/reproduce.sh > repro.log 2>&1 &          # RUN=<run name> ID=<model id> STEPS=5200
 #
 # Times on the 2-core CPU machine this project is built on (measured on parts of the pipeline):
-#   corpus ~1 min · synth 1000 train pages ~3 min + 300 val pages ~1 min · crops ~2 min
-#   features: ~2.5 region crops/s -> train (18.6 k crops) ~2 h, val (3.2 k) ~20 min
+#   corpus ~1 min (needs Debian's linux-doc python3.11-doc wamerican) · synth 1000 train pages ~3 min + 300 val pages ~1 min · crops ~2 min
+#   features (alone on the machine): ~21 strips/s = ~8.5 region crops/s -> train (18.6 k crops) ~40 min,
+#   val (3.2 k) ~7 min (measured 2026-12-03: 8,479 crops of 450 pages in 17 min)
 #   train: 0.5-0.7 step/s alone -> 5200 steps ~2.5 h (one process, 2 threads)
 #   eval (20 regions per task, exact decoders) ~10 min · export ~10 s
 # On a CUDA machine add DEVICE=cuda (PyTorch 2.x); training then takes minutes.
