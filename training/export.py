@@ -75,7 +75,9 @@ def sha256(path):
 
 
 def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None, eval_res=None,
-           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True):
+           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True, prior=None):
+    """prior: the training record of the export this run was initialised from (--init); the
+    manifest then lists both segments and the totals."""
     os.makedirs(out_dir, exist_ok=True)
     sd = model.export_state_dict()
     tdt = torch.float16 if dtype == "f16" else torch.float32
@@ -110,13 +112,23 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "dtype": dtype, "files": files, "params": model.n_params(),
         "config": json.loads(model.cfg.to_json()),
-        "training": {k: st.get(k) for k in ("step", "tokens", "samples", "train_seconds")},
+        "training": training_record(st, prior),
         "golden_cases": len(cases),
         "val": eval_res,
     }
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest
+
+
+def training_record(state, prior=None):
+    keys = ("step", "tokens", "samples", "train_seconds")
+    seg = {k: state.get(k) for k in keys}
+    if not prior:
+        return seg
+    segs = list(prior.get("segments") or [{k: prior.get(k) for k in keys}]) + [seg]
+    total = {k: sum((x.get(k) or 0) for x in segs) for k in keys}
+    return {**total, "segments": segs}
 
 
 def pick_golden_samples(ds, n=3):
@@ -144,7 +156,13 @@ def main(argv=None):
     p.add_argument("--data", default=os.path.join(ROOT, "data", "features"))
     p.add_argument("--split", default="val")
     p.add_argument("--eval", default="")
+    p.add_argument("--init_manifest", default="",
+                   help="manifest.json of the export the run started from (train.py --init): kept as a segment")
     a = p.parse_args(argv)
+    prior = None
+    if a.init_manifest:
+        with open(a.init_manifest) as f:
+            prior = json.load(f)["training"]
     torch.set_num_threads(2)
     model, ck = model_from_ckpt(a.ckpt)
     tok = Tokenizer.load(a.vocab)
@@ -158,7 +176,7 @@ def main(argv=None):
         with open(evp) as f:
             ev = json.load(f)
     out = os.path.join(a.out_root, a.id)
-    man = export(model, out, a.vocab, samples, a.dtype, ck.get("state"), ev, a.id)
+    man = export(model, out, a.vocab, samples, a.dtype, ck.get("state"), ev, a.id, prior=prior)
     print(json.dumps({k: man[k] for k in ("id", "files", "params", "training", "golden_cases")}, indent=1))
 
 

@@ -32,6 +32,19 @@ def _json(p):
 
 
 class ExportTest(unittest.TestCase):
+    def test_training_record_segments(self):
+        from export import training_record
+        a = {"step": 1522, "tokens": 100, "samples": 10, "train_seconds": 50.0}
+        b = {"step": 2900, "tokens": 300, "samples": 30, "train_seconds": 70.0}
+        self.assertEqual(training_record(b), b)
+        two = training_record(b, a)
+        self.assertEqual(two["step"], 4422)
+        self.assertEqual(two["train_seconds"], 120.0)
+        self.assertEqual(two["segments"], [a, b])
+        three = training_record({"step": 1, "tokens": 1, "samples": 1, "train_seconds": 1.0}, two)
+        self.assertEqual(len(three["segments"]), 3)
+        self.assertEqual(three["step"], 4423)
+
     def test_safetensors_roundtrip(self):
         t = {"a": torch.randn(3, 5), "b.weight": torch.randn(7).half(), "i": torch.arange(6).view(2, 3)}
         with tempfile.TemporaryDirectory() as d:
