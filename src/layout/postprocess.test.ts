@@ -96,4 +96,14 @@ describe('suppressAcrossClasses', () => {
     );
     expect(d).toHaveLength(1);
   });
+  it('drops a weaker, looser box of the same class around a kept one, not one of another class', async () => {
+    const { suppressAcrossClasses } = await import('./postprocess.ts');
+    // the e2e fixture's one-line paragraph: [148,234,1051,268] 0.67 and [175,237,1036,295] 0.43
+    // (IoU 0.49; the kept box lies 87 % inside the weaker one)
+    const line = { cls: 'text' as const, box: [148, 234, 1051, 268] as Box, score: 0.67 };
+    const loose = { cls: 'text' as const, box: [175, 237, 1036, 295] as Box, score: 0.43 };
+    expect(suppressAcrossClasses([line, loose], 0.7)).toEqual([line]);
+    const caption = { ...loose, cls: 'caption' as const };
+    expect(suppressAcrossClasses([line, caption], 0.7)).toEqual([line, caption]);
+  });
 });

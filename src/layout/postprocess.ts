@@ -102,7 +102,7 @@ export function decodeDetections(
  * and list_item, say), or a fragment of a region (three lines of a six-line paragraph), would be
  * read twice. Detections are taken by descending score; one is dropped when it overlaps a kept
  * detection of any class by IoU > iouThr, or lies inside one for more than `containThr` of its own
- * area. Not used for mAP.
+ * area, or (same class only) covers more than `containThr` of a kept one's area. Not used for mAP.
  */
 export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: number, containThr = 0.75): T[] {
   const sorted = [...dets].sort((a, b) => b.score - a.score);
@@ -113,7 +113,12 @@ export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: nu
       if (iou(k.box, d.box) > iouThr) return true;
       const iw = Math.min(k.box[2], d.box[2]) - Math.max(k.box[0], d.box[0]);
       const ih = Math.min(k.box[3], d.box[3]) - Math.max(k.box[1], d.box[1]);
-      return iw > 0 && ih > 0 && a > 0 && (iw * ih) / a > containThr;
+      if (!(iw > 0 && ih > 0 && a > 0)) return false;
+      if ((iw * ih) / a > containThr) return true;
+      // a weaker box of the same class that covers most of a kept one is the same region found
+      // twice with a looser extent (a one-line paragraph plus the blank below it)
+      const ka = area(k.box);
+      return k.cls === d.cls && ka > 0 && (iw * ih) / ka > containThr;
     });
     if (!dup) keep.push(d);
   }

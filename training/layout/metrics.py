@@ -66,7 +66,8 @@ def postprocess(scores, boxes, scale, page_w, page_h, score_thr, nms_iou, max_de
 
 def suppress_across_classes(dets, iou_thr, contain_thr=0.75):
     """Twin of suppressAcrossClasses (TS): by descending score, drop a detection with IoU > iou_thr
-    with a kept one, or lying inside a kept one for more than contain_thr of its own area."""
+    with a kept one, or lying inside a kept one for more than contain_thr of its own area, or (same
+    class only) covering more than contain_thr of a kept one's area."""
     keep = []
     for d in sorted(dets, key=lambda d: -d["score"]):
         b = np.asarray(d["box"], np.float64)
@@ -76,7 +77,10 @@ def suppress_across_classes(dets, iou_thr, contain_thr=0.75):
             kb = k["box"]
             iw = min(kb[2], b[2]) - max(kb[0], b[0])
             ih = min(kb[3], b[3]) - max(kb[1], b[1])
-            if iou_matrix([kb], [b])[0, 0] > iou_thr or (iw > 0 and ih > 0 and a > 0 and iw * ih / a > contain_thr):
+            ka = max(0.0, kb[2] - kb[0]) * max(0.0, kb[3] - kb[1])
+            inter = iw * ih if iw > 0 and ih > 0 else 0.0
+            if (iou_matrix([kb], [b])[0, 0] > iou_thr or (a > 0 and inter / a > contain_thr)
+                    or (k["cls"] == d["cls"] and ka > 0 and inter / ka > contain_thr)):
                 dup = True
                 break
         if not dup:

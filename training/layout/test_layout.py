@@ -10,7 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 from common import LayoutConfig, area_weights, fit_scale, preprocess  # noqa: E402
-from metrics import average_precision, nms, postprocess  # noqa: E402
+from metrics import average_precision, nms, postprocess, suppress_across_classes  # noqa: E402
 from model import LayoutNet, decode  # noqa: E402
 from targets import assign, detection_loss, giou_loss_ltrb  # noqa: E402
 
@@ -89,6 +89,14 @@ class TestPost(unittest.TestCase):
         self.assertEqual([x["cls"] for x in d], [0, 1, 2])
         self.assertEqual(d[0]["box"], [20, 20, 100, 60])
         self.assertEqual(d[2]["box"], [80, 80, 150, 120])
+
+    def test_suppress_same_class_loose_box(self):
+        # same case as src/layout/postprocess.test.ts (the e2e fixture's one-line paragraph)
+        line = {"cls": 2, "box": [148, 234, 1051, 268], "score": 0.67}
+        loose = {"cls": 2, "box": [175, 237, 1036, 295], "score": 0.43}
+        self.assertEqual(suppress_across_classes([line, loose], 0.7), [line])
+        other = dict(loose, cls=7)
+        self.assertEqual(suppress_across_classes([line, other], 0.7), [line, other])
 
     def test_ap(self):
         g = [[{"cls": 0, "box": [0, 0, 10, 10]}, {"cls": 0, "box": [20, 20, 40, 40]}]]
