@@ -52,7 +52,9 @@ export function renderMarkdown(r: Report): string {
         ['model shape', f(model?.shape)],
         ['model training', (() => {
           const t = get(model, 'manifest.training') as Record<string, unknown> | undefined;
-          return t ? Object.entries(t).map(([k, v]) => `${k} ${typeof v === 'number' ? Math.round(v) : String(v)}`).join(', ') : '—';
+          if (!t) return '—';
+          const segs = Array.isArray(t.segments) ? ` (${t.segments.length} segments: ${(t.segments as Array<{ step?: number }>).map((x) => x.step ?? '?').join(' + ')} steps)` : '';
+          return Object.entries(t).filter(([k]) => k !== 'segments').map(([k, v]) => `${k} ${typeof v === 'number' ? Math.round(v) : String(v)}`).join(', ') + segs;
         })()],
         ['layout', f(env.layout)],
         ['test data', f(get(r, 'data.description'))],

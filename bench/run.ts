@@ -55,7 +55,7 @@ for (const s of sections) if (!ALL_SECTIONS.includes(s)) throw new Error(`unknow
 
 /** Knobs per mode. Quick keeps a run to a few minutes even on a CPU-emulated GPU. */
 const K = quick
-  ? { regions: { text: 1, table: 1, formula: 1 }, maxNew: 16, regionBudgetS: 240, pageCount: 1, pageMaxNew: 8, pageBudgetS: 240, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 8, batchPool: 16, batchMaxNew: 2, memoryPages: 0 }
+  ? { regions: { text: 1, table: 1, formula: 1 }, maxNew: 16, regionBudgetS: 240, pageCount: 1, pageMaxNew: 8, pageBudgetS: 240, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 8, batchPool: 16, batchMaxNew: 12, memoryPages: 0 }
   : { regions: null, maxNew: 768, regionBudgetS: 4 * 3600, pageCount: Infinity, pageMaxNew: Infinity, pageBudgetS: 4 * 3600, diffusion: [0.7, 0.9, 0.95], diffusionMaxNew: 768, batchPool: 16, batchMaxNew: 128, memoryPages: 20 };
 const maxNew = (a['max-new'] as number | undefined) ?? K.maxNew;
 const blockSize = 32;

@@ -2,6 +2,7 @@
 // origin, reads a committed PDF in the worker and shows Markdown with a KaTeX formula and a
 // sanitized table; untrusted text stays text; no request leaves the origin.
 import { expect, test, type Page } from '@playwright/test';
+import { cer } from '../src/eval/text';
 import { dropFile, fixture, foreignRequests, recordRequests } from './helpers';
 
 const ORIGIN = 'http://127.0.0.1:4173';
@@ -37,6 +38,14 @@ test('reads a PDF: layout regions, Markdown with a KaTeX formula block, export',
   // that the preview hands to KaTeX.
   const md = (await page.locator('#md-text').textContent()) ?? '';
   expect(md).toMatch(/^#{1,2} \S/m);
+  // What the page says, read by the embedded model: the title, the paragraph (CER ≤ 10 % on its best
+  // line), and a table whose cells hold the header and a number of the last row.
+  expect(md).toMatch(/^#{1,2} Sensor Report$/m);
+  const para = 'The north sensor stayed within one degree of the reference during the whole test.';
+  const best = Math.min(...md.split('\n').map((l) => cer(l, para)));
+  expect(best, md).toBeLessThanOrEqual(0.1);
+  const cells = await page.locator('#md-preview table td').allTextContents();
+  expect(cells, md).toEqual(expect.arrayContaining(['Mean', '19.8']));
   expect(md).toMatch(/\$\$\n[^]*?\n\$\$/);
   await expect(page.locator('#md-preview .math-display .katex, #md-preview .math-display .katex-error').first()).toBeVisible();
   await page.screenshot({ path: 'test-results/screens/02-markdown.png', fullPage: true });
@@ -62,7 +71,26 @@ test('reads a PDF: layout regions, Markdown with a KaTeX formula block, export',
   // Export: a .md download with the same Markdown.
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-md').click()]);
   expect(download.suggestedFilename()).toBe('ocr-sample.md');
+
+  // The same page by plain AR: the verifier makes self-speculative output identical to it.
+  await page.selectOption('#method', 'ar');
+  await page.locator('#run').click();
+  await expect(page.locator('#progress-text')).toContainText('Done: 1 page read (autoregressive)', { timeout: OCR_TIMEOUT });
+  expect((await page.locator('#md-text').textContent()) ?? '').toBe(md);
   expect(foreignRequests(reqs, ORIGIN)).toEqual([]);
+});
+
+test('cancel stops a read and the app keeps working', async ({ page }) => {
+  await ready(page);
+  await dropFile(page, fixture('ocr-sample.pdf'));
+  await expect(page.locator('body')).toHaveAttribute('data-ocr', 'running', { timeout: 120_000 });
+  await expect(page.locator('#cancel')).toBeVisible();
+  await page.keyboard.press('Escape'); // focus is still in the max-tokens field: Esc works there too
+  await expect(page.locator('body')).toHaveAttribute('data-ocr', 'cancelled', { timeout: 120_000 });
+  await expect(page.locator('#progress-text')).toHaveText('Cancelled.');
+  await expect(page.locator('#cancel')).toBeHidden();
+  await expect(page.locator('#run')).toBeEnabled();
+  await expect(page.locator('#error')).toBeHidden();
 });
 
 test('untrusted markup in a document is shown as text and runs nothing', async ({ page }) => {

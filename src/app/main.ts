@@ -139,6 +139,10 @@ async function readDocument(): Promise<void> {
     if (gen === state.generation && state.running) {
       setProgress(`Done: ${doc.numPages} page${doc.numPages === 1 ? '' : 's'} read (${labelOf(s.method)}).`, 1);
       document.body.dataset.ocr = 'done';
+    } else if (gen === state.generation) {
+      // cancelled between two pages: the worker had nothing left to stop
+      setProgress('Cancelled.', null);
+      document.body.dataset.ocr = 'cancelled';
     }
   } catch (e) {
     const cancelled = (e as Error).name === 'CancelledError' || /cancelled/.test(String((e as Error).message));
@@ -299,10 +303,10 @@ function setupControls(): void {
     if ((e as KeyboardEvent).key === 'Enter' || (e as KeyboardEvent).key === ' ') input.click();
   });
   window.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') return void cancel(); // from anywhere, a settings field included
     if (!state.doc || (e.target as HTMLElement).closest('input,select,textarea')) return;
     if (e.key === 'ArrowDown' || e.key === 'PageDown') void showPage(Math.min(state.doc.numPages - 1, state.current + 1));
     if (e.key === 'ArrowUp' || e.key === 'PageUp') void showPage(Math.max(0, state.current - 1));
-    if (e.key === 'Escape') void cancel();
   });
   $('#method').addEventListener('change', () => {
     $('#threshold-ctl').hidden = ($('#method') as HTMLSelectElement).value !== 'diffusion';
