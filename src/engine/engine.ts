@@ -97,6 +97,11 @@ export class OcrEngine {
     return this.decoder.kind;
   }
 
+  /** Why the decoder runs on the CPU although WebGPU was preferred, if it does. */
+  get backendNote(): string | undefined {
+    return this.decoder.fallbackReason;
+  }
+
   private roundView(r: RoundTrace): RoundView {
     const t = (id: number) => this.tokenizer.tokenText(id);
     return {

@@ -71,7 +71,11 @@ describe.skipIf(!dev)('createDecoder adapter choice', () => {
     const a = await createDecoder(w, c, { prefer: 'webgpu', gpu: dev!.gpu });
     const b = await createDecoder(w, c, { prefer: 'webgpu', gpu: dev!.gpu, allowSoftwareGpu: true });
     expect(b.kind).toMatch(/^webgpu/);
-    if (/swiftshader/i.test(dev!.description)) expect(a.kind).toBe('cpu');
+    if (/swiftshader/i.test(dev!.description)) {
+      expect(a.kind).toBe('cpu');
+      expect(a.fallbackReason).toMatch(/^software WebGPU adapter \(.*swiftshader.*\): the CPU decoder is faster$/i);
+    }
+    expect(b.fallbackReason).toBeUndefined();
     a.dispose();
     b.dispose();
   });

@@ -48,6 +48,8 @@ export interface PrefillOptions {
 export interface DecoderBackend {
   /** 'cpu' or the WebGPU adapter description. */
   readonly kind: string;
+  /** Why the CPU decoder runs although WebGPU was preferred (e.g. a software adapter), if it does. */
+  readonly fallbackReason?: string;
   readonly config: ModelConfig;
   /**
    * Resets the batch to `prefixes.length` sequences and caches the causal K/V of every prefix
@@ -192,14 +194,18 @@ export interface CreateDecoderOptions {
  * available, else the CPU reference. `backend.kind` says which one it got.
  */
 export async function createDecoder(weights: DecoderWeights, config: ModelConfig, opts: CreateDecoderOptions = {}): Promise<DecoderBackend> {
+  let fallbackReason: string | undefined;
   if ((opts.prefer ?? 'webgpu') === 'webgpu') {
     let device = opts.device;
     let description = opts.deviceDescription ?? 'webgpu';
     if (!device) {
       const { requestGpuDevice } = await import('../gpu/device.ts');
       const got = await requestGpuDevice({ gpu: opts.gpu });
-      if (got && got.isSoftware && !opts.allowSoftwareGpu) got.device.destroy();
-      else if (got) {
+      if (got && got.isSoftware && !opts.allowSoftwareGpu) {
+        got.device.destroy();
+        fallbackReason = `software WebGPU adapter (${got.description}): the CPU decoder is faster`;
+      } else if (!got) fallbackReason = 'no WebGPU adapter';
+      else {
         device = got.device;
         description = got.description;
       }
@@ -210,5 +216,5 @@ export async function createDecoder(weights: DecoderWeights, config: ModelConfig
     }
   }
   const { CpuDecoder } = await import('../reference/decoder.ts');
-  return new CpuDecoder(weights, config);
+  return Object.assign(new CpuDecoder(weights, config), { fallbackReason });
 }

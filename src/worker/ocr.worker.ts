@@ -32,7 +32,9 @@ async function load(onProgress?: (p: LoadProgress) => void): Promise<EngineInfo>
     const kind = engine.backend === 'cpu' ? 'cpu' : 'webgpu';
     return {
       kind,
-      adapter: kind === 'cpu' ? ((self.navigator as Navigator & { gpu?: GPU }).gpu ? 'no usable WebGPU adapter — CPU decoder' : 'WebGPU unavailable — CPU decoder') : engine.backend,
+      adapter: kind === 'cpu'
+        ? `${(self.navigator as Navigator & { gpu?: GPU }).gpu ? (engine.backendNote ?? 'no usable WebGPU adapter') : 'WebGPU unavailable'} — CPU decoder`
+        : engine.backend,
       model: engine.index.recognizer,
       layout: engine.layout.name,
       metrics: (engine.manifest.metrics as Record<string, unknown>) ?? undefined,
