@@ -33,7 +33,7 @@ async function load(onProgress?: (p: LoadProgress) => void): Promise<EngineInfo>
     return {
       kind,
       adapter: kind === 'cpu'
-        ? `${(self.navigator as Navigator & { gpu?: GPU }).gpu ? (engine.backendNote ?? 'no usable WebGPU adapter') : 'WebGPU unavailable'} — CPU decoder`
+        ? ((self.navigator as Navigator & { gpu?: GPU }).gpu ? (engine.backendNote ?? 'no usable WebGPU adapter') : 'WebGPU unavailable')
         : engine.backend,
       model: engine.index.recognizer,
       layout: engine.layout.name,
