@@ -216,5 +216,5 @@ export async function createDecoder(weights: DecoderWeights, config: ModelConfig
     }
   }
   const { CpuDecoder } = await import('../reference/decoder.ts');
-  return Object.assign(new CpuDecoder(weights, config), { fallbackReason });
+  return new CpuDecoder(weights, config, fallbackReason);
 }

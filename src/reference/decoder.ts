@@ -26,6 +26,8 @@ export class CpuDecoder implements DecoderBackend {
   constructor(
     private readonly w: DecoderWeights,
     readonly config: ModelConfig,
+    /** Why this CPU decoder stands in for a preferred WebGPU one (createDecoder), if it does. */
+    readonly fallbackReason?: string,
   ) {
     this.rope = ropeTables(config.max_positions, config.head_dim, config.rope_theta);
   }
