@@ -4,7 +4,8 @@
 #   nohup training/reproduce.sh > repro.log 2>&1 &          # RUN=<run name> ID=<model id> STEPS=5200
 #
 # Times on the 2-core CPU machine this project is built on (measured on parts of the pipeline):
-#   corpus ~1 min (needs Debian's linux-doc python3.11-doc wamerican) · synth 1000 train pages ~3 min + 300 val pages ~1 min · crops ~2 min
+#   corpus ~1 min (needs Debian's linux-doc python3.11-doc wamerican) · synth 1000 train pages ~3 min + 300 val pages ~1 min
+#   + 900 table/formula pages ~2.5 min · crops ~2 min
 #   features (alone on the machine): ~21 strips/s = ~8.5 region crops/s -> train (18.6 k crops) ~40 min,
 #   val (3.2 k) ~7 min (measured 2026-12-03: 8,479 crops of 450 pages in 17 min)
 #   train: 0.5-0.7 step/s alone -> 5200 steps ~2.5 h (one process, 2 threads)
@@ -26,7 +27,11 @@ npm run synth -- --pages 1000 --seed 0 --out data/synth/train
 npm run synth -- --pages 300 --seed 0 --split val --out data/synth/val
 npm run crops -- --in data/synth/train --out data/crops/train
 npm run crops -- --in data/synth/val --out data/crops/val
+# tables and formulas are ~6 % of regions on ordinary pages: add pages rich in both (another seed range)
+npm run synth -- --pages 900 --seed 100000 --boost table=5,formula=8 --out data/synth/train_tf
+npm run crops -- --in data/synth/train_tf --out data/crops/train_tf --tasks table,formula
 npm run features -- --in data/crops/train --out data/features/train --resume 1
+npm run features -- --in data/crops/train_tf --out data/features/train --resume 1   # appended
 npm run features -- --in data/crops/val --out data/features/val --resume 1
 
 /usr/bin/python3 training/train.py --run "training/runs/$RUN" --device "$DEVICE" \

@@ -265,7 +265,27 @@ function bodyBlock(c: Ctx, kind: string, counters: { sec: number; sub: number; t
   throw new Error('unknown block ' + kind);
 }
 
-export function buildPage(seed: number, corpus: Corpus, availableFonts: readonly string[] = FONTS.map((f) => f.name)): BuiltPage {
+/** Multipliers on the body-block weights (e.g. {table: 4, formula: 4} for pages rich in tables and formulas). */
+export type BlockBoost = Partial<Record<'text' | 'heading' | 'formula' | 'table' | 'figure' | 'list', number>>;
+
+const BOOSTABLE: readonly string[] = ['text', 'heading', 'formula', 'table', 'figure', 'list'];
+
+/** "table=4,formula=4" → {table: 4, formula: 4}; a clear error on anything else */
+export function parseBoost(s: string | undefined): BlockBoost {
+  const out: BlockBoost = {};
+  if (!s) return out;
+  for (const part of s.split(',')) {
+    const [k, v] = part.split('=');
+    const w = Number(v);
+    if (!BOOSTABLE.includes(k) || !Number.isFinite(w) || w < 0) {
+      throw new Error(`--boost: expected kind=weight with kind in ${BOOSTABLE.join('|')} and weight >= 0, got "${part}"`);
+    }
+    out[k as keyof BlockBoost] = w;
+  }
+  return out;
+}
+
+export function buildPage(seed: number, corpus: Corpus, availableFonts: readonly string[] = FONTS.map((f) => f.name), boost: BlockBoost = {}): BuiltPage {
   const rng = new Rng(seed, 1);
   const style = rng.pick(STYLES);
   const paper = rng.chance(0.5) ? 'letter' : 'a4';
@@ -377,7 +397,7 @@ export function buildPage(seed: number, corpus: Corpus, availableFonts: readonly
   const counters = { sec: rng.int(0, 4), sub: 0, tab: rng.int(0, 4), fig: rng.int(0, 4), eq: 0 };
   const bodyH = H - mt - mb;
   const capacity = bodyH * columns * (hasTitle ? 0.75 : 1) * 2.5;
-  const weights: [string, number][] =
+  const baseWeights: [string, number][] =
     style === 'paper'
       ? [['text', 10], ['heading', 2], ['formula', 3.5], ['table', 1.5], ['figure', 1.2], ['list', 0.8]]
       : style === 'article'
@@ -385,6 +405,7 @@ export function buildPage(seed: number, corpus: Corpus, availableFonts: readonly
         : style === 'report'
           ? [['text', 8], ['heading', 2.5], ['formula', 0.5], ['table', 2.5], ['figure', 2], ['list', 2]]
           : [['text', 8], ['heading', 2.5], ['formula', 1], ['table', 2], ['figure', 1.5], ['list', 3]];
+  const weights = baseWeights.map(([k, w]): [string, number] => [k, w * (boost[k as keyof BlockBoost] ?? 1)]);
   const blocks: string[] = [];
   let used = 0;
   let prev = '';

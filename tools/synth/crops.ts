@@ -1,5 +1,5 @@
 /**
- * npm run crops -- --in DIR --out DIR2 [--margin 4]
+ * npm run crops -- --in DIR --out DIR2 [--margin 4] [--tasks table,formula]
  * Page records -> recognizer samples (grayscale region crops + normalized targets) and a detector export.
  *   DIR2/index.jsonl    {"id","task","target","image","cls","lines":[[x0,y0,x1,y1],...],"page"}
  *   DIR2/detector.jsonl {"id","image","width","height","boxes":[[...]],"classes":[...],"class_ids":[...],"order":[...]}
@@ -40,7 +40,8 @@ export interface CropStats {
   samples: Record<string, number>;
 }
 
-export function exportCrops(inDir: string, outDir: string, margin = 4, log: (s: string) => void = () => undefined): CropStats {
+/** tasks: only crop regions of these recognizer tasks (default all three) */
+export function exportCrops(inDir: string, outDir: string, margin = 4, log: (s: string) => void = () => undefined, tasks: readonly Task[] = ['text', 'table', 'formula']): CropStats {
   for (const t of ['text', 'table', 'formula']) mkdirSync(join(outDir, t), { recursive: true });
   const index: string[] = [];
   const det: string[] = [];
@@ -61,7 +62,7 @@ export function exportCrops(inDir: string, outDir: string, margin = 4, log: (s: 
         order: rec.regions.map((r) => r.order),
       }),
     );
-    const wanted = rec.regions.filter((r) => TASK_OF[r.cls] && r.target.length > 0);
+    const wanted = rec.regions.filter((r) => TASK_OF[r.cls] && tasks.includes(TASK_OF[r.cls]) && r.target.length > 0);
     if (wanted.length === 0) return;
     const gray = toGray(decodePng(readFileSync(pagePath)));
     for (const r of wanted) {
@@ -91,10 +92,12 @@ export function exportCrops(inDir: string, outDir: string, margin = 4, log: (s: 
 }
 
 async function main() {
-  const a = parseArgs(process.argv.slice(2), { in: 'string', out: 'string', margin: 'number' });
-  if (!a.in || !a.out) throw new Error('usage: npm run crops -- --in DIR --out DIR2 [--margin 4]');
+  const a = parseArgs(process.argv.slice(2), { in: 'string', out: 'string', margin: 'number', tasks: 'string' });
+  if (!a.in || !a.out) throw new Error('usage: npm run crops -- --in DIR --out DIR2 [--margin 4] [--tasks table,formula]');
+  const tasks = ((a.tasks as string | undefined) ?? 'text,table,formula').split(',');
+  for (const t of tasks) if (!['text', 'table', 'formula'].includes(t)) throw new Error(`--tasks: unknown task "${t}" (text, table, formula)`);
   const t0 = Date.now();
-  const stats = exportCrops(a.in as string, a.out as string, (a.margin as number | undefined) ?? 4, (s) => console.error(s));
+  const stats = exportCrops(a.in as string, a.out as string, (a.margin as number | undefined) ?? 4, (s) => console.error(s), tasks as Task[]);
   console.log(JSON.stringify({ ...stats, seconds: (Date.now() - t0) / 1000 }));
 }
 

@@ -1,7 +1,7 @@
 /** Page generation loop: build (Node) -> layout + measure (Chromium) -> PNG/PDF/JSON. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildPage, CLASSES, TEXT_LIKE } from './content.ts';
+import { buildPage, CLASSES, TEXT_LIKE, type BlockBoost } from './content.ts';
 import type { Corpus } from './corpus.ts';
 import { FONTS } from './fonts.ts';
 import { normalizeText } from './normalize.ts';
@@ -48,6 +48,8 @@ export interface GenerateOptions {
   degrade: boolean;
   tabs: number;
   corpus: Corpus;
+  /** body-block weight multipliers (pages rich in tables/formulas); default none */
+  boost?: BlockBoost;
   log?: (s: string) => void;
 }
 
@@ -165,7 +167,7 @@ export async function generate(o: GenerateOptions): Promise<GenerateSummary> {
         const i = next++;
         if (i >= o.pages) return;
         const seed = pageSeed(o.split, o.seed, i);
-        const built = buildPage(seed, o.corpus, available);
+        const built = buildPage(seed, o.corpus, available, o.boost);
         const m = await renderer.layout(t, built.html);
         let png = await renderer.screenshot(t, built.layout.widthCss, built.layout.heightCss);
         const pdf = o.pdf ? await renderer.pdf(t, built.layout.widthCss, built.layout.heightCss) : null;

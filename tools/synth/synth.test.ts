@@ -13,7 +13,7 @@ import { loadCorpus } from './corpus.ts';
 import { decodePng, toGray, type Image } from './png.ts';
 import { exportCrops } from './crops.ts';
 import { normalizeTarget } from './normalize.ts';
-import { CLASSES, TEXT_LIKE } from './content.ts';
+import { buildPage, CLASSES, parseBoost, TEXT_LIKE } from './content.ts';
 import { pageSeed, splitOf, SPLITS } from './splits.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -130,6 +130,35 @@ describe('fixtures', () => {
     expect(det.length).toBe(3);
     expect(existsSync(join(out, det[0].image))).toBe(true);
     expect(det[0].boxes.length).toBe(det[0].classes.length);
+  });
+  it('crop export can keep only some tasks', () => {
+    const out = mkdtempSync(join(tmpdir(), 'synth-crops-tf-'));
+    const all = exportCrops(FIXTURES, mkdtempSync(join(tmpdir(), 'synth-crops-all-')));
+    const stats = exportCrops(FIXTURES, out, 4, () => undefined, ['table', 'formula']);
+    expect(stats.samples).toEqual({ text: 0, table: all.samples.table, formula: all.samples.formula });
+    const tasks = readFileSync(join(out, 'index.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).task);
+    expect(new Set(tasks)).toEqual(new Set(['table', 'formula']));
+  });
+});
+
+describe('block boost', () => {
+  it('parses kind=weight lists and rejects anything else', () => {
+    expect(parseBoost(undefined)).toEqual({});
+    expect(parseBoost('table=4,formula=2.5')).toEqual({ table: 4, formula: 2.5 });
+    expect(() => parseBoost('tables=4')).toThrow(/--boost/);
+    expect(() => parseBoost('table=-1')).toThrow(/--boost/);
+    expect(() => parseBoost('table')).toThrow(/--boost/);
+  });
+  it('no boost gives the same page; a table boost gives pages with more tables', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'synth-boost-'));
+    const corpus = loadCorpus(fixtureCorpus(join(dir, 'corpus')));
+    const count = (boost: Parameters<typeof buildPage>[3]) => {
+      let n = 0;
+      for (let seed = 0; seed < 20; seed++) n += Object.values(buildPage(seed, corpus, undefined, boost).truth).filter((t) => t.cls === 'table').length;
+      return n;
+    };
+    expect(JSON.stringify(buildPage(5, corpus, undefined, {}))).toBe(JSON.stringify(buildPage(5, corpus)));
+    expect(count({ table: 6 })).toBeGreaterThan(2 * count({}));
   });
 });
 
