@@ -12,6 +12,7 @@
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
 import { decodeDetections, suppressAcrossClasses } from './postprocess.ts';
+import { relabelByContext } from './context.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
 import { readingOrder } from './reading-order.ts';
@@ -26,6 +27,20 @@ export interface DetectOptions {
   crossClassIou?: number;
   /** ink snapping of small one-line classes (refine.ts); defaults to config.refine_classes */
   refineClasses?: RegionClass[];
+  /** class fixes from page context and ink (context.ts); default on */
+  context?: boolean;
+}
+
+/** raw detections are decoded from this score so context.ts sees weaker classes of a region */
+export const EVIDENCE_THRESHOLD = 0.05;
+
+/**
+ * The operating point: detections ≥ `threshold`, suppression across classes, then (unless
+ * `context` is false) the context/ink class fixes, which use all of `raw` as class evidence.
+ */
+export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context = true): Detection[] {
+  const kept = suppressAcrossClasses(raw.filter((d) => d.score >= threshold), crossClassIou);
+  return context ? relabelByContext(page, kept, raw) : kept;
 }
 
 export interface RawDetections {
@@ -86,8 +101,9 @@ export class LayoutDetector {
 
   /** Regions in reading order (furniture flagged `skipInMarkdown`), boxes in page pixels. */
   async detect(page: Image, opts: DetectOptions = {}): Promise<Region[]> {
-    const { detections } = await this.detectRaw(page, opts);
-    const kept = suppressAcrossClasses(detections, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7);
+    const thr = opts.scoreThreshold ?? this.config.score_threshold;
+    const { detections } = await this.detectRaw(page, { ...opts, scoreThreshold: Math.min(thr, EVIDENCE_THRESHOLD) });
+    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, opts.context ?? true);
     return readingOrder(kept, { width: page.width, height: page.height });
   }
 

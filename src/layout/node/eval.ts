@@ -2,7 +2,7 @@
  * Layout evaluation with the shipped code path (TS preprocessing + ONNX + TS post-processing):
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
- *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine]
+ *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine] [--no-context]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
  * match per page (a) on the ground-truth boxes (the algorithm alone) and (b) end to end on the
@@ -11,8 +11,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mapReport, type Scored, type Truth } from '../map.ts';
-import { iou, suppressAcrossClasses } from '../postprocess.ts';
+import { EVIDENCE_THRESHOLD, operatingPoint } from '../detector.ts';
+import { iou } from '../postprocess.ts';
 import { readingOrder } from '../reading-order.ts';
+import type { Image } from '../../recognizer/image.ts';
 import type { Box, RegionClass } from '../types.ts';
 import { loadDetector, parseFlags, readPngRgb } from './io.ts';
 
@@ -56,10 +58,17 @@ async function main() {
   let roMatched = 0;
   let roAny = 0;
   const failures: string[] = [];
+  const errors = {
+    pages_with_missed: 0, pages_with_extra: 0, pages_with_wrong_class: 0,
+    missed: {} as Record<string, number>, extra: {} as Record<string, number>,
+    /** ground-truth class -> detected class, for boxes that match only when the class is ignored */
+    wrong_class: {} as Record<string, number>,
+  };
   const t = { pre: 0, run: 0, post: 0, order: 0 };
   const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
   const xiou = det.config.cross_class_iou ?? 0.7;
-  const operating = (ds: typeof dets[number], th: number) => suppressAcrossClasses(ds.filter((d) => d.score >= th), xiou);
+  const context = !flags['no-context'];
+  const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context);
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
   const sweepOk = sweep.map(() => 0);
@@ -80,7 +89,7 @@ async function main() {
     else failures.push(f);
     // (b) end to end: operating-point detections, ordered, matched back to the truth
     const t0 = performance.now();
-    const ordered = readingOrder(operating(raw.detections, thr), { width: img.width, height: img.height });
+    const ordered = readingOrder(operating(img, raw.detections, thr), { width: img.width, height: img.height });
     t.order += performance.now() - t0;
     const m = matchToTruth(ordered, gt);
     const seq = m.filter((g) => g >= 0).map((g) => gt[g].order);
@@ -90,8 +99,25 @@ async function main() {
     const ma = matchToTruth(ordered, gt, 0.5, true);
     const sa = ma.map((g) => (g >= 0 ? gt[g].order : -1));
     if (sa.length === gt.length && sa.every((v, i) => v >= 0 && (i === 0 || v > sa[i - 1]))) roAny++;
+    // why a page fails end to end: regions missed, extra boxes, right box with the wrong class
+    const hit = new Set(m.filter((g) => g >= 0));
+    const hitAny = new Set(ma.filter((g) => g >= 0));
+    const missed = gt.filter((_, j) => !hitAny.has(j));
+    const wrongClass = gt.filter((_, j) => hitAny.has(j) && !hit.has(j));
+    const extra = ma.map((g, i) => (g < 0 ? ordered[i] : null)).filter((d) => d !== null);
+    for (const g of missed) errors.missed[g.cls] = (errors.missed[g.cls] ?? 0) + 1;
+    for (const d of extra) errors.extra[d!.cls] = (errors.extra[d!.cls] ?? 0) + 1;
+    ma.forEach((g, i) => {
+      if (g >= 0 && !hit.has(g)) {
+        const k = `${gt[g].cls}->${ordered[i].cls}`;
+        errors.wrong_class[k] = (errors.wrong_class[k] ?? 0) + 1;
+      }
+    });
+    if (missed.length) errors.pages_with_missed++;
+    if (extra.length) errors.pages_with_extra++;
+    if (wrongClass.length) errors.pages_with_wrong_class++;
     sweep.forEach((th, k) => {
-      const o = readingOrder(operating(raw.detections, th), { width: img.width, height: img.height });
+      const o = readingOrder(operating(img, raw.detections, th), { width: img.width, height: img.height });
       const mm = matchToTruth(o, gt);
       const sq = mm.map((g) => (g >= 0 ? gt[g].order : -1));
       if (sq.every((v, i) => v >= 0 && (i === 0 || v > sq[i - 1])) && sq.length === gt.length) sweepOk[k]++;
@@ -115,6 +141,7 @@ async function main() {
       operating_threshold: thr,
       gt_failures: failures.slice(0, 20),
       end_to_end_by_threshold: Object.fromEntries(sweep.map((th, k) => [th, round4(sweepOk[k] / n)])),
+      end_to_end_errors: errors,
     },
     ms_per_page: { preprocess: round1(t.pre / n), model: round1(t.run / n), postprocess: round1(t.post / n), reading_order: round1(t.order / n) },
   };
