@@ -3,7 +3,7 @@
  *
  *   /usr/bin/python3 training/evaluate.py --model public/models/<id> --n_per_task N --out E.json --dump R.jsonl
  *   npm run parity:val -- --records R.jsonl [--model public/models/<id>] [--features data/features/val]
- *                         [--backend cpu|webgpu|both] [--limit N] [--out out.json]
+ *                         [--backend cpu|webgpu|both] [--limit N] [--per_task N] [--offset K] [--out out.json]
  *
  * For every region in R.jsonl: the same packed features and max_new, greedy AR and self-spec
  * (the block size of the dump) on each TS backend (CPU reference; WGSL via the `webgpu` package).
@@ -50,12 +50,19 @@ export function readRows(fd: number, offset: number, rows: number, dim: number):
 const withEos = (r: DecodeResult, eos: number) => (r.stop === 'eos' ? [...r.tokens, eos] : [...r.tokens]);
 
 async function main() {
-  const a = parseArgs(process.argv.slice(2), { records: 'string', model: 'string', features: 'string', backend: 'string', limit: 'number', out: 'string' });
+  const a = parseArgs(process.argv.slice(2), { records: 'string', model: 'string', features: 'string', backend: 'string', limit: 'number', per_task: 'number', offset: 'number', out: 'string' });
   if (!a.records) throw new Error('--records R.jsonl is required (training/evaluate.py --dump R.jsonl)');
   const modelDir = (a.model as string | undefined) ?? 'public/models/gocr-v1';
   const featDir = (a.features as string | undefined) ?? 'data/features/val';
   const which = (a.backend as string | undefined) ?? 'both';
   let recs = readFileSync(a.records as string, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as PyRecord);
+  // --per_task N: the first N records of each task (a balanced subset when a full replay is too slow);
+  // --offset K / --limit N: a window of the (filtered) list, to split a long replay into parts
+  if (a.per_task) {
+    const seen: Record<string, number> = {};
+    recs = recs.filter((r) => (seen[r.task] = (seen[r.task] ?? 0) + 1) <= (a.per_task as number));
+  }
+  if (a.offset) recs = recs.slice(a.offset as number);
   if (a.limit) recs = recs.slice(0, a.limit as number);
   const index = new Map<string, FeatRecord>();
   for (const l of readFileSync(join(featDir, 'index.jsonl'), 'utf8').split('\n')) if (l.trim()) {
