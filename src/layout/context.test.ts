@@ -57,17 +57,20 @@ describe('relabelByContext', () => {
     const table = det('table', [10, 100, 310, 300]);
     const below = det('text', [18, 308, 302, 322], 0.8);
     const stray = det('caption', [18, 698, 302, 712], 0.7);
-    const raw = [table, below, stray, det('caption', [18, 308, 302, 322], 0.3), det('text', [18, 698, 302, 712], 0.2)];
+    const raw = [table, below, stray, det('caption', [18, 308, 302, 322], 0.7), det('text', [18, 698, 302, 712], 0.2)];
     const out = relabelByContext(img, [table, below, stray], raw);
     expect(out.map((d) => d.cls)).toEqual(['table', 'caption', 'text']);
     // inputs untouched
     expect(below.cls).toBe('text');
   });
-  it('no caption evidence: the neighbour keeps its class', () => {
+  it('no or weak caption evidence: the neighbour keeps its class', () => {
     const img = page(400, H, [[20, 310, 300, 320]]);
     const table = det('table', [10, 100, 310, 300]);
     const below = det('text', [18, 308, 302, 322], 0.8);
     expect(relabelByContext(img, [table, below], [table, below]).map((d) => d.cls)).toEqual(['table', 'text']);
+    // a caption score of 0.5 beside a text score of 0.8 (< 0.8 × 0.8): a paragraph above an uncaptioned table
+    const weak = [table, below, det('caption', [18, 308, 302, 322], 0.5)];
+    expect(relabelByContext(img, [table, below], weak).map((d) => d.cls)).toEqual(['table', 'text']);
   });
   it('hanging indent makes a list item, flush lines a paragraph; merged items are split', () => {
     const bars = [...para(20, 10, 2, -10), ...para(20, 42, 2, -10), ...para(20, 120, 3, 0)];

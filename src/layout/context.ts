@@ -5,8 +5,9 @@
  *
  * - **Captions** sit next to their table or figure. Each detected table/figure claims the adjacent
  *   text-like region (vertical gap ≤ 2.7 % of the page height, overlapping horizontally) with the
- *   strongest caption evidence (the best raw caption score at IoU ≥ 0.6 with it). A region called a
- *   caption that no table/figure claims gets its best other text-like class (text when none).
+ *   strongest caption evidence (the best raw caption score at IoU ≥ 0.6 with it), when that
+ *   evidence is ≥ 0.3 and ≥ 0.8 × the region's own score. A region called a caption that no
+ *   table/figure claims gets its best other text-like class (text when none).
  * - **List items** have a hanging indent (the marker line starts left of the lines after it);
  *   paragraphs are flush or indent their first line. A multi-line text/list_item region is
  *   relabelled from the first-ink x of its lines (one-line regions keep the detector's class).
@@ -23,8 +24,13 @@ const TEXTY: ReadonlySet<RegionClass> = new Set(['text', 'caption', 'list_item',
 export interface ContextOptions {
   /** caption search gap as a fraction of the page height */
   captionGap?: number;
-  /** minimum raw caption score for a region to be claimed as a caption */
+  /** minimum raw caption score for a region to be claimed as a caption (default 0.3) */
   captionEvidence?: number;
+  /** …and at least this fraction of the region's own score (default 0.8: the detector nearly
+   *  called it a caption; a paragraph that merely sits above an uncaptioned table stays text) */
+  captionRatio?: number;
+  /** claim captions at all (false: only the demotion of unclaimed captions) */
+  promote?: boolean;
 }
 
 function luma(img: Image, x: number, y: number): number {
@@ -118,7 +124,9 @@ export function splitListItem<T extends Detection>(d: T, lines: InkLine[]): T[] 
  */
 export function relabelByContext<T extends Detection>(page: Image, kept: T[], raw: readonly Detection[], o: ContextOptions = {}): T[] {
   const gapPx = (o.captionGap ?? 0.027) * page.height;
-  const evidence = o.captionEvidence ?? 0.05;
+  const evidence = o.captionEvidence ?? 0.3;
+  const ratio = o.captionRatio ?? 0.8;
+  const promote = o.promote ?? true;
   const out = kept.map((d) => ({ ...d }));
   const alt = out.map((d) => {
     const m = new Map<RegionClass, number>([[d.cls, d.score]]);
@@ -139,7 +147,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
         best = i;
       }
     });
-    if (best >= 0 && bs >= evidence) {
+    if (best >= 0 && bs >= evidence && (out[best].cls === 'caption' || (promote && bs >= ratio * out[best].score))) {
       claimed.add(best);
       out[best].cls = 'caption';
     }
