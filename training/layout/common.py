@@ -34,7 +34,7 @@ class LayoutConfig:
     max_detections: int = 100
     cross_class_iou: float = 0.7    # detect(): drop a detection overlapping a better one of another class
     # TS only (src/layout/refine.ts): snap x0/x1 of these one-line classes to the ink
-    refine_classes: list = field(default_factory=lambda: ["page_number", "page_header", "page_footer"])
+    refine_classes: list = field(default_factory=lambda: ["page_number", "page_header", "page_footer", "table", "formula"])
 
     def to_json(self):
         return asdict(self)

@@ -2,7 +2,7 @@
  * Layout evaluation with the shipped code path (TS preprocessing + ONNX + TS post-processing):
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
- *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine] [--no-context]
+ *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
  * match per page (a) on the ground-truth boxes (the algorithm alone) and (b) end to end on the
@@ -76,7 +76,7 @@ async function main() {
     const page = JSON.parse(readFileSync(join(dataDir, f), 'utf8'));
     const img = readPngRgb(join(dataDir, page.image));
     const gt: GtRegion[] = page.regions.map((r: GtRegion) => ({ cls: r.cls, box: r.box, order: r.order }));
-    const raw = await det.detectRaw(img, { scoreThreshold: 0.02, ...(flags['no-refine'] ? { refineClasses: [] } : {}) });
+    const raw = await det.detectRaw(img, { scoreThreshold: 0.02, ...(flags['no-refine'] ? { refineClasses: [] } : flags.refine ? { refineClasses: flags.refine.split(',') as RegionClass[] } : {}) });
     t.pre += raw.timing.pre;
     t.run += raw.timing.run;
     t.post += raw.timing.post;
