@@ -17,6 +17,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import { iou } from './postprocess.ts';
+import { luma } from './refine.ts';
 import type { Box, Detection, RegionClass } from './types.ts';
 
 const TEXTY: ReadonlySet<RegionClass> = new Set(['text', 'caption', 'list_item', 'section_heading', 'footnote']);
@@ -31,12 +32,6 @@ export interface ContextOptions {
   captionRatio?: number;
   /** claim captions at all (false: only the demotion of unclaimed captions) */
   promote?: boolean;
-}
-
-function luma(img: Image, x: number, y: number): number {
-  const p = (y * img.width + x) * img.channels;
-  const d = img.data;
-  return img.channels === 1 ? d[p] : 0.299 * d[p] + 0.587 * d[p + 1] + 0.114 * d[p + 2];
 }
 
 /** One text line found by horizontal projection: rows [y0, y1) and the x of its first ink column. */
