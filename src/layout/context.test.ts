@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { indentKind, inkLines, relabelByContext, splitListItem } from './context.ts';
+import { cutMarkerX, indentKind, inkLines, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -80,5 +80,111 @@ describe('relabelByContext', () => {
     const out = relabelByContext(img, [list, text], [list, text]);
     expect(out.map((d) => d.cls)).toEqual(['list_item', 'list_item', 'text']);
     expect(out[0].box[3]).toBeLessThanOrEqual(out[1].box[1]);
+  });
+});
+
+describe('oneBlock / mergeSplitBlocks', () => {
+  it('a paragraph cut in two is joined; two paragraphs (indent, skip or short last line) are not', () => {
+    const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
+    expect(oneBlock(lines(para(20, 10, 5, 0)), false)).toBe(true);
+    // second paragraph indented
+    expect(oneBlock(lines([...para(20, 10, 3, 0), ...para(20, 58, 2, 12)]), false)).toBe(false);
+    // paragraph skip of 10 px
+    expect(oneBlock(lines([...para(20, 10, 3, 0), ...para(20, 68, 2, 0)]), false)).toBe(false);
+    // first paragraph ends with a short line
+    const short = para(20, 10, 5, 0);
+    short[2] = [20, 42, 150, 52];
+    expect(oneBlock(lines(short), false)).toBe(false);
+    // a list item: marker line then continuation lines; a second marker breaks it
+    expect(oneBlock(lines(para(20, 10, 4, -10)), true)).toBe(true);
+    expect(oneBlock(lines([...para(20, 10, 2, -10), ...para(20, 42, 2, -10)]), true)).toBe(false);
+  });
+  it('merges the two halves of one paragraph and leaves separate ones alone', () => {
+    const img = page(320, 240, [...para(20, 10, 6, 0), ...para(20, 130, 3, 12)]);
+    const top = det('text', [18, 8, 302, 54], 0.8);
+    const bottom = det('text', [18, 56, 302, 102], 0.6);
+    const next = det('text', [18, 128, 302, 174], 0.9);
+    const out = mergeSplitBlocks(img, [top, bottom, next]);
+    expect(out.map((d) => [d.cls, ...d.box, d.score])).toEqual([['text', 18, 8, 302, 102, 0.8], ['text', 18, 128, 302, 174, 0.9]]);
+    // something between the halves (here a formula) keeps them apart
+    const f = det('formula', [100, 50, 200, 58]);
+    expect(mergeSplitBlocks(img, [top, f, bottom])).toHaveLength(3);
+  });
+  it('a list item takes back its continuation lines whatever they were called', () => {
+    const img = page(320, 200, para(20, 10, 5, -10));
+    const out = mergeSplitBlocks(img, [det('list_item', [8, 8, 302, 38]), det('text', [8, 40, 302, 86])]);
+    expect(out.map((d) => [d.cls, ...d.box])).toEqual([['list_item', 8, 8, 302, 86]]);
+  });
+});
+
+describe('trimBlankRows', () => {
+  it('cuts blank rows past the ink, not rows with the region\'s own (even short) lines', () => {
+    const img = page(320, 200, para(20, 40, 3, 0));
+    const d = det('text', [18, 10, 302, 120]);
+    const t = trimBlankRows(img, d, inkLines(img, d.box), [d]);
+    expect(t.box[1]).toBeCloseTo(40 - 0.28 * 10);
+    expect(t.box[3]).toBeCloseTo(82 + 0.11 * 10);
+    const tight = det('text', [18, 37, 302, 84]);
+    expect(trimBlankRows(img, tight, inkLines(img, tight.box), [tight])).toBe(tight);
+  });
+  it('a sliver of a neighbour\'s line at the edge does not count as ink of this box', () => {
+    const img = page(320, 200, [...para(20, 10, 2, 0), ...para(20, 80, 2, 0)]);
+    // the box starts inside the neighbour's last line (rows 26..36) and reaches past blank rows to ours
+    const d = det('text', [18, 31, 302, 108]);
+    const above = det('text', [18, 8, 302, 37]);
+    const t = trimBlankRows(img, d, inkLines(img, d.box), [above, d]);
+    expect(t.box[1]).toBeCloseTo(80 - 0.28 * 10);
+    expect(trimBlankRows(img, d, inkLines(img, d.box), [d]).box[1]).toBe(31);
+  });
+});
+
+describe('cutMarkerX', () => {
+  it('finds a marker left of the box on the first line only', () => {
+    const bars: Box[] = [[26, 10, 32, 20], ...para(40, 10, 3, 0)];
+    const img = page(320, 100, bars);
+    const box: Box = [38, 8, 302, 60];
+    expect(cutMarkerX(img, box, inkLines(img, box))).toBe(26);
+    // ink left of every line (a neighbouring column) is not a marker
+    const col = page(320, 100, [[26, 10, 32, 60], ...para(40, 10, 3, 0)]);
+    expect(cutMarkerX(col, box, inkLines(col, box))).toBeNull();
+  });
+  it('relabelByContext takes the marker into a list item box that cut it off', () => {
+    const img = page(320, 100, [[26, 10, 32, 20], ...para(40, 10, 3, 0)]);
+    const out = relabelByContext(img, [det('list_item', [38, 8, 302, 60])], []);
+    expect(out[0].cls).toBe('list_item');
+    expect(out[0].box[0]).toBeLessThan(26);
+  });
+});
+
+describe('oneLineClass', () => {
+  const line = (x: number) => [{ y0: 0, y1: 20, x, xEnd: 300 }];
+  const block = (cls: Detection['cls'], kind: 'hanging' | 'flush', x: number) => ({
+    d: det(cls, [90, 0, 310, 100]),
+    kind,
+    lines: kind === 'hanging' ? [{ y0: 0, y1: 20, x, xEnd: 300 }, { y0: 25, y1: 45, x: x + 20, xEnd: 300 }] : [{ y0: 0, y1: 20, x, xEnd: 300 }, { y0: 25, y1: 45, x, xEnd: 300 }],
+  });
+  it('a line at a list\'s marker column is an item; at the paragraphs\' body x it is text', () => {
+    const d = det('text', [90, 200, 310, 220]);
+    expect(oneLineClass(d, line(110), [block('list_item', 'hanging', 110)])).toBe('list_item');
+    expect(oneLineClass(det('list_item', [90, 200, 310, 220]), line(100), [block('text', 'flush', 100)])).toBe('text');
+    // ~0.5 line heights right of the body x: a marker
+    expect(oneLineClass(d, line(110), [block('text', 'flush', 100)])).toBe('list_item');
+    // indented or centred well past it: text
+    expect(oneLineClass(det('list_item', [90, 200, 310, 220]), line(160), [block('text', 'flush', 100)])).toBe('text');
+    // no blocks in the column: the detector's class stands
+    expect(oneLineClass(d, line(110), [])).toBe('text');
+  });
+});
+
+describe('tight captions', () => {
+  it('a region hugging a table is claimed on modest caption evidence; one further off is not', () => {
+    const img = page(400, 1000, [[20, 304, 300, 314], [20, 640, 300, 650]]);
+    const table = det('table', [10, 100, 310, 300]);
+    const near = det('text', [18, 302, 302, 316], 0.8);
+    const table2 = det('table', [10, 400, 310, 620]);
+    const far = det('text', [18, 638, 302, 652], 0.8); // 18 px = 1.8 line heights below table2
+    const raw = [table, near, table2, far, det('caption', [18, 302, 302, 316], 0.45), det('caption', [18, 638, 302, 652], 0.45)];
+    expect(relabelByContext(img, [table, near, table2, far], raw).map((d) => d.cls)).toEqual(['table', 'caption', 'table', 'text']);
+    expect(relabelByContext(img, [table, near], raw, { tightGap: 0 }).map((d) => d.cls)).toEqual(['table', 'text']);
   });
 });

@@ -6,11 +6,17 @@
  * - **Captions** sit next to their table or figure. Each detected table/figure claims the adjacent
  *   text-like region (vertical gap ≤ 2.7 % of the page height, overlapping horizontally) with the
  *   strongest caption evidence (the best raw caption score at IoU ≥ 0.6 with it), when that
- *   evidence is ≥ 0.3 and ≥ 0.8 × the region's own score. A region called a caption that no
- *   table/figure claims gets its best other text-like class (text when none).
+ *   evidence is ≥ 0.3 and ≥ 0.8 × the region's own score — or ≥ 0.35 for a region that hugs the
+ *   table/figure (≤ 0.6 of its ink-line height away; body text sits further off). A region called
+ *   a caption that no table/figure claims gets its best other text-like class (text when none).
+ * - **Split blocks**: a paragraph or list item the detector cut in two is re-joined when the lines
+ *   of the union read as one block (same pitch, no indent, no short line before the cut).
+ * - **Blank rows** past the first/last line of ink are trimmed off text and list item boxes.
  * - **List items** have a hanging indent (the marker line starts left of the lines after it);
  *   paragraphs are flush or indent their first line. A multi-line text/list_item region is
- *   relabelled from the first-ink x of its lines (one-line regions keep the detector's class).
+ *   relabelled from the first-ink x of its lines (a list item box that cut its marker off takes it
+ *   back first). A one-line region is placed against the blocks of its column: at a list's marker
+ *   column it is an item, at the paragraphs' body x (or well past it) text.
  * - **Merged list items**: a list_item region with several hanging starts is split before each.
  *
  * Measured on the synthetic val pages (`npm run layout:eval`, docs/LAYOUT.md).
@@ -32,6 +38,17 @@ export interface ContextOptions {
   captionRatio?: number;
   /** claim captions at all (false: only the demotion of unclaimed captions) */
   promote?: boolean;
+  /** a region within this many of its ink-line heights of the table/figure is claimed on caption
+   *  evidence ≥ `tightEvidence` alone, whatever its own score (default 0.6; 0 disables) */
+  tightGap?: number;
+  /** default 0.35 */
+  tightEvidence?: number;
+  /** re-join paragraphs / list items cut in two (mergeSplitBlocks; default true) */
+  merge?: boolean;
+  /** trim blank rows off text / list item boxes (trimBlankRows; default true) */
+  trim?: boolean;
+  /** one-line text vs list item from the column's blocks (oneLineClass; default true) */
+  oneLine?: boolean;
 }
 
 /** One text line found by horizontal projection: rows [y0, y1) and the x of its first ink column. */
@@ -39,6 +56,8 @@ export interface InkLine {
   y0: number;
   y1: number;
   x: number;
+  /** one past the last ink column */
+  xEnd: number;
 }
 
 /**
@@ -66,11 +85,19 @@ export function inkLines(img: Image, box: Box, pad = 4, inkBelow = 140): InkLine
       gap++;
       continue;
     }
+    let last = first;
+    for (let x = x1 - 1; x > first; x--) {
+      if (luma(img, x, y) < inkBelow) {
+        last = x;
+        break;
+      }
+    }
     if (cur && gap <= 1) {
       cur.y1 = y + 1;
       cur.x = Math.min(cur.x, first);
+      cur.xEnd = Math.max(cur.xEnd, last + 1);
     } else {
-      cur = { y0: y, y1: y + 1, x: first };
+      cur = { y0: y, y1: y + 1, x: first, xEnd: last + 1 };
       lines.push(cur);
     }
     gap = 0;
@@ -113,6 +140,143 @@ export function splitListItem<T extends Detection>(d: T, lines: InkLine[]): T[] 
   });
 }
 
+/** Horizontal overlap of two boxes as a fraction of the narrower one. */
+function hOverlap(a: Box, b: Box): number {
+  return (Math.min(a[2], b[2]) - Math.max(a[0], b[0])) / Math.max(1, Math.min(a[2] - a[0], b[2] - b[0]));
+}
+
+/**
+ * Whether `lines` (top to bottom) read as ONE block: no line after the first opens a new one. A
+ * new paragraph shows as a line pitch above the block's own (paragraph skip), a line that starts
+ * off the body's x (first-line indent, or a marker left of it), or a line after a short one (a
+ * paragraph's last line stops short of the right edge). A list item is its marker line followed by
+ * continuation lines right of the marker. Needs ≥ 3 lines to know the pitch.
+ */
+export function oneBlock(lines: InkLine[], list: boolean): boolean {
+  if (lines.length < 3) return false;
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  const pitch = median(lines.slice(1).map((l, i) => l.y0 - lines[i].y0));
+  const right = Math.max(...lines.map((l) => l.xEnd));
+  const short = Math.max(1.5 * lh, 2 * median(lines.slice(0, -1).map((l) => right - l.xEnd)));
+  const rest = lines.slice(1);
+  const body = median(list ? rest.map((l) => l.x) : lines.map((l) => l.x));
+  if (list && !(lines[0].x < body - 0.4 * lh)) return false;
+  return rest.every((l, k) => {
+    const prev = lines[k];
+    return l.y0 - prev.y0 <= pitch + Math.max(2, 0.2 * lh) && Math.abs(l.x - body) <= 0.4 * lh && right - prev.xEnd <= short;
+  });
+}
+
+/**
+ * Re-joins paragraphs and list items the detector cut in two, top to bottom within a column: a pair
+ * that overlaps horizontally by ≥ 80 % of the narrower box, with no other region between them,
+ * merges when the lines of their union read as one block (`oneBlock`). A list item absorbs its
+ * continuation whatever the lower part was called; a paragraph only a lower text part.
+ */
+export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonly T[]): T[] {
+  const out = dets.map((d) => ({ ...d }));
+  const cy = (b: Box) => (b[1] + b[3]) / 2;
+  for (let changed = true; changed; ) {
+    changed = false;
+    const cand = out.filter((d) => d.cls === 'text' || d.cls === 'list_item').sort((p, q) => p.box[1] - q.box[1]);
+    search: for (const a of cand) {
+      for (const b of cand) {
+        if (a === b || b.box[1] < a.box[1] || cy(b.box) <= cy(a.box) || hOverlap(a.box, b.box) < 0.8) continue;
+        const between = out.some((d) => d !== a && d !== b && cy(d.box) > cy(a.box) && cy(d.box) < cy(b.box) && hOverlap(d.box, a.box) > 0.3);
+        if (between) continue;
+        const list = a.cls === 'list_item';
+        if (!list && b.cls !== 'text') continue;
+        const box: Box = [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])];
+        if (!oneBlock(inkLines(page, box), list)) continue;
+        const m = { ...a, box, score: Math.max(a.score, b.score) };
+        out.splice(out.indexOf(a), 1, m);
+        out.splice(out.indexOf(b), 1);
+        changed = true;
+        break search;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Trims blank rows off the top and bottom of a text-like box. A box that reaches ≥ 0.8 ink-line
+ * heights past its first/last line of ink is brought to where ground-truth boxes sit around their
+ * ink on the synthetic pages (median: 0.28 line heights above the first line, 0.11 below the last).
+ * A sliver of ink at the box edge (under 0.6 of the median line height) that lies in a neighbouring
+ * region (`others`) is that region's line, cut by this box, and is not counted. Only shrinks.
+ */
+export function trimBlankRows<T extends Detection>(page: Image, d: T, lines: InkLine[], others: readonly Detection[]): T {
+  if (!lines.length) return d;
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  const top = Math.max(0, Math.floor(d.box[1]));
+  const bottom = Math.min(page.height, Math.ceil(d.box[3]));
+  const foreign = (l: InkLine) =>
+    l.y1 - l.y0 < 0.6 * lh && (l.y0 <= top || l.y1 >= bottom) &&
+    others.some((o) => o !== d && hOverlap(o.box, d.box) > 0.3 && o.box[1] < l.y1 && o.box[3] > l.y0);
+  const own = lines.filter((l) => !foreign(l));
+  if (!own.length) return d;
+  let [, y0, , y1] = d.box;
+  if (own[0].y0 - y0 > 0.8 * lh) y0 = own[0].y0 - 0.28 * lh;
+  if (y1 - own[own.length - 1].y1 > 0.8 * lh) y1 = own[own.length - 1].y1 + 0.11 * lh;
+  return y0 === d.box[1] && y1 === d.box[3] ? d : { ...d, box: [d.box[0], y0, d.box[2], y1] as Box };
+}
+
+/**
+ * The x of a list marker the box cut off: ink in the first line's rows, left of the box, within
+ * reach of the line (gaps ≤ 0.5 line heights from the box edge, at most 1.5 line heights out),
+ * that the second line's rows do not have (a neighbouring column or a column rule runs through
+ * every line; a marker only through the first). Null when there is none.
+ */
+export function cutMarkerX(img: Image, box: Box, lines: InkLine[], pad = 4, inkBelow = 140): number | null {
+  if (lines.length < 2) return null;
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  const start = Math.floor(box[0] - pad) - 1;
+  const stop = Math.max(0, Math.floor(start - 1.5 * lh));
+  const inkCol = (x: number, l: InkLine) => {
+    for (let y = l.y0; y < l.y1; y++) if (luma(img, x, y) < inkBelow) return true;
+    return false;
+  };
+  let marker = -1;
+  let gap = 0;
+  for (let x = start; x >= stop; x--) {
+    if (inkCol(x, lines[0])) {
+      marker = x;
+      gap = 0;
+    } else if (++gap > 0.5 * lh) break;
+  }
+  if (marker < 0) return null;
+  for (let x = marker; x <= start; x++) if (inkCol(x, lines[1])) return null;
+  return marker;
+}
+
+/**
+ * The class of a one-line text / list item region from where its ink starts against the blocks of
+ * its column (multi-line text and list items overlapping it horizontally by ≥ 80 %). A list's
+ * items all start at the marker column; a one-line paragraph starts at the paragraphs' body x (or
+ * is indented / centred well past it), while a marker sits ~0.5 line heights right of that body x.
+ * On the synthetic val pages (ground-truth boxes) one-line items are at −0.22…0.15 line heights
+ * from the lists' marker x and 0.42…0.83 from the paragraphs' body x; one-line paragraphs at
+ * ≤ −0.45 or ≥ 0.59 from the marker x and −0.08…0.05 or ≥ 1.06 from the body x. Keeps the
+ * detector's class when the column has no such blocks or the position is in neither band. A
+ * marker column of any list in the column wins (one list's marker can be mis-measured).
+ */
+export function oneLineClass<T extends Detection>(d: T, lines: InkLine[], blocks: readonly { d: Detection; lines: InkLine[]; kind: IndentKind }[]): RegionClass {
+  if (lines.length !== 1) return d.cls;
+  const lh = lines[0].y1 - lines[0].y0;
+  const x = lines[0].x;
+  const col = blocks.filter((b) => b.d !== d && b.kind !== 'one' && hOverlap(b.d.box, d.box) >= 0.8);
+  const markers = col.filter((b) => b.kind === 'hanging').map((b) => Math.abs(x - b.lines[0].x) / lh);
+  if (markers.some((m) => m <= 0.25)) return 'list_item';
+  const bodies = col.filter((b) => b.kind !== 'hanging').map((b) => median(b.lines.slice(1).map((l) => l.x)));
+  if (bodies.length) {
+    const dp = (x - median(bodies)) / lh;
+    if (dp >= 0.3 && dp <= 0.95) return 'list_item';
+    if (Math.abs(dp) <= 0.15 || dp >= 1) return 'text';
+  } else if (markers.length && markers.every((m) => m >= 0.4)) return 'text';
+  return d.cls;
+}
+
 /**
  * `kept`: detections after suppression at the operating point; `raw`: all detections from a low
  * threshold (the class evidence). Returns new detections (inputs untouched).
@@ -122,6 +286,11 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const evidence = o.captionEvidence ?? 0.3;
   const ratio = o.captionRatio ?? 0.8;
   const promote = o.promote ?? true;
+  const merge = o.merge ?? true;
+  const tightGap = o.tightGap ?? 0.6;
+  const tightEvidence = o.tightEvidence ?? 0.35;
+  const trim = o.trim ?? true;
+  const oneLine = o.oneLine ?? true;
   const out = kept.map((d) => ({ ...d }));
   const alt = out.map((d) => {
     const m = new Map<RegionClass, number>([[d.cls, d.score]]);
@@ -142,7 +311,15 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
         best = i;
       }
     });
-    if (best >= 0 && bs >= evidence && (out[best].cls === 'caption' || (promote && bs >= ratio * out[best].score))) {
+    if (best < 0 || bs < evidence) continue;
+    // weaker evidence is enough for a region that hugs the table/figure (≤ `tightGap` ink-line
+    // heights away; body text sits further off, like the paragraph above an uncaptioned table)
+    let tight = false;
+    if (promote && bs >= tightEvidence && out[best].cls !== 'caption') {
+      const ls = inkLines(page, out[best].box);
+      if (ls.length) tight = verticalGap(out[best].box, out[t].box) <= tightGap * median(ls.map((l) => l.y1 - l.y0));
+    }
+    if (out[best].cls === 'caption' || (promote && bs >= ratio * out[best].score) || tight) {
       claimed.add(best);
       out[best].cls = 'caption';
     }
@@ -154,18 +331,45 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     for (const [c, s] of alt[i]) if (c !== 'caption' && TEXTY.has(c) && s > bs) [bc, bs] = [c, s];
     d.cls = bc;
   });
-  // text vs list item by indentation, then merged list items split
-  const res: T[] = [];
-  for (const d of out) {
-    if (d.cls !== 'text' && d.cls !== 'list_item') {
-      res.push(d);
-      continue;
+  // paragraphs / list items cut in two re-joined, text vs list item by indentation, merged list items split
+  const blocks = merge ? mergeSplitBlocks(page, out) : out;
+  const shaped: { d: T; lines: InkLine[]; kind: IndentKind }[] = [];
+  for (const d of blocks) {
+    if (d.cls !== 'text' && d.cls !== 'list_item') continue;
+    let lines = inkLines(page, d.box);
+    if (trim) {
+      const t = trimBlankRows(page, d, lines, blocks);
+      if (t !== d) {
+        d.box = t.box;
+        lines = inkLines(page, d.box);
+      }
     }
-    const lines = inkLines(page, d.box);
-    const kind = indentKind(lines);
+    let kind = indentKind(lines);
+    if (kind === 'flush' && d.cls === 'list_item') {
+      // the detector saw a list item but the box starts right of its marker: take the marker in
+      const m = cutMarkerX(page, d.box, lines);
+      if (m !== null) {
+        const lh = median(lines.map((l) => l.y1 - l.y0));
+        d.box = [Math.min(d.box[0], m - 0.4 * lh), d.box[1], d.box[2], d.box[3]];
+        lines = inkLines(page, d.box);
+        kind = indentKind(lines);
+      }
+    }
     if (kind === 'hanging') d.cls = 'list_item';
     else if (kind !== 'one') d.cls = 'text';
-    res.push(...(d.cls === 'list_item' ? splitListItem(d, lines) : [d]));
+    shaped.push({ d, lines, kind });
+  }
+  if (oneLine) for (const s of shaped) {
+    if (s.kind !== 'one' || s.lines.length !== 1) continue;
+    // look a little further left for a marker the box cut off (a column gap is ≥ 0.7 line heights)
+    const lh = s.lines[0].y1 - s.lines[0].y0;
+    const wide = inkLines(page, s.d.box, Math.max(4, 0.6 * lh));
+    s.d.cls = oneLineClass(s.d, wide.length === 1 ? wide : s.lines, shaped);
+  }
+  const res: T[] = [];
+  for (const d of blocks) {
+    const s = shaped.find((x) => x.d === d);
+    res.push(...(s && d.cls === 'list_item' ? splitListItem(d, s.lines) : [d]));
   }
   return res;
 }

@@ -12,7 +12,7 @@
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
 import { decodeDetections, suppressAcrossClasses } from './postprocess.ts';
-import { relabelByContext } from './context.ts';
+import { relabelByContext, type ContextOptions } from './context.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
 import { readingOrder } from './reading-order.ts';
@@ -38,9 +38,9 @@ export const EVIDENCE_THRESHOLD = 0.05;
  * The operating point: detections ≥ `threshold`, suppression across classes, then (unless
  * `context` is false) the context/ink class fixes, which use all of `raw` as class evidence.
  */
-export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context = true): Detection[] {
+export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true): Detection[] {
   const kept = suppressAcrossClasses(raw.filter((d) => d.score >= threshold), crossClassIou);
-  return context ? relabelByContext(page, kept, raw) : kept;
+  return context ? relabelByContext(page, kept, raw, context === true ? {} : context) : kept;
 }
 
 export interface RawDetections {

@@ -2,7 +2,7 @@
  * Layout evaluation with the shipped code path (TS preprocessing + ONNX + TS post-processing):
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
- *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context]
+ *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
  * match per page (a) on the ground-truth boxes (the algorithm alone) and (b) end to end on the
@@ -67,7 +67,7 @@ async function main() {
   const t = { pre: 0, run: 0, post: 0, order: 0 };
   const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
   const xiou = det.config.cross_class_iou ?? 0.7;
-  const context = !flags['no-context'];
+  const context = flags['no-context'] ? false : { merge: !flags['no-merge'], trim: !flags['no-trim'], oneLine: !flags['no-one-line'] };
   const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context);
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
@@ -153,7 +153,7 @@ async function main() {
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-main().catch((e) => {
+if (process.argv[1]?.endsWith('eval.ts')) main().catch((e) => {
   console.error(e);
   process.exit(1);
 });
