@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutDetector } from './detector.ts';
+import { LayoutDetector, operatingPoint } from './detector.ts';
 import type { OrtModuleLike, OrtTensorLike } from '../recognizer/vision.ts';
 import type { LayoutConfig } from './types.ts';
 
@@ -65,5 +65,17 @@ describe('LayoutDetector (fake runtime)', () => {
   it('rejects a config that does not fit', async () => {
     await expect(LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, classes: ['paragraph'] })).rejects.toThrow(/unknown class/);
     await expect(LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, input_h: 60 })).rejects.toThrow(/multiples of stride/);
+    await expect(LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, class_thresholds: { title: 0.2 } })).rejects.toThrow(/unknown class "title"/);
+    await expect(LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, class_thresholds: { text: 2 } })).rejects.toThrow(/\[0, 1\]/);
+  });
+
+  it('per-class operating points: those of the config apply unless a threshold is given', async () => {
+    const page = { width: 128, height: 64, channels: 1 as const, data: new Uint8Array(128 * 64).fill(255) };
+    const strict = await LayoutDetector.create(fakeOrt({}), new Uint8Array(1), { ...CONFIG, class_thresholds: { page_header: 0.95 } });
+    expect((await strict.detect(page)).map((r) => r.cls)).toEqual(['text']);
+    expect((await strict.detect(page, { scoreThreshold: 0.3 })).map((r) => r.cls)).toEqual(['page_header', 'text']);
+    const d = (cls: 'text' | 'page_number', score: number, y: number) => ({ cls, score, box: [0, y, 10, y + 5] as [number, number, number, number] });
+    const raw = [d('text', 0.5, 0), d('page_number', 0.3, 20), d('text', 0.3, 40)];
+    expect(operatingPoint(page, raw, 0.4, 0.7, false, { page_number: 0.25 }).map((x) => x.cls)).toEqual(['text', 'page_number']);
   });
 });

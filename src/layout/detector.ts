@@ -38,8 +38,8 @@ export const EVIDENCE_THRESHOLD = 0.05;
  * The operating point: detections ≥ `threshold`, suppression across classes, then (unless
  * `context` is false) the context/ink class fixes, which use all of `raw` as class evidence.
  */
-export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true): Detection[] {
-  const kept = suppressAcrossClasses(raw.filter((d) => d.score >= threshold), crossClassIou);
+export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true, classThresholds: LayoutConfig['class_thresholds'] = {}): Detection[] {
+  const kept = suppressAcrossClasses(raw.filter((d) => d.score >= (classThresholds[d.cls] ?? threshold)), crossClassIou);
   return context ? relabelByContext(page, kept, raw, context === true ? {} : context) : kept;
 }
 
@@ -103,7 +103,9 @@ export class LayoutDetector {
   async detect(page: Image, opts: DetectOptions = {}): Promise<Region[]> {
     const thr = opts.scoreThreshold ?? this.config.score_threshold;
     const { detections } = await this.detectRaw(page, { ...opts, scoreThreshold: Math.min(thr, EVIDENCE_THRESHOLD) });
-    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, opts.context ?? true);
+    // an explicit threshold applies to every class; otherwise the config's per-class points
+    const perClass = opts.scoreThreshold === undefined ? this.config.class_thresholds : undefined;
+    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, opts.context ?? true, perClass);
     return readingOrder(kept, { width: page.width, height: page.height });
   }
 

@@ -34,6 +34,8 @@ export interface LayoutConfig {
   fpn_dim: number;
   /** operating point for the app (mAP is measured from 0.02) */
   score_threshold: number;
+  /** per-class operating points that replace score_threshold for those classes */
+  class_thresholds?: Partial<Record<RegionClass, number>>;
   nms_iou: number;
   max_detections: number;
   /** detect(): a detection overlapping a better one of another class by IoU > this is dropped */
@@ -54,6 +56,14 @@ export function validateConfig(raw: unknown): LayoutConfig {
   for (const cls of c.classes) {
     if (!(REGION_CLASSES as readonly string[]).includes(cls as string)) {
       throw new Error(`layout config.json: unknown class "${String(cls)}"; known: ${REGION_CLASSES.join(', ')}` + fix);
+    }
+  }
+  if (c.class_thresholds !== undefined) {
+    const t = c.class_thresholds as Record<string, unknown>;
+    if (!t || typeof t !== 'object' || Array.isArray(t)) throw new Error('layout config.json: "class_thresholds" must map class names to numbers' + fix);
+    for (const [k, v] of Object.entries(t)) {
+      if (!(c.classes as string[]).includes(k)) throw new Error(`layout config.json: class_thresholds names unknown class "${k}"` + fix);
+      if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new Error(`layout config.json: class_thresholds.${k} must be a number in [0, 1]` + fix);
     }
   }
   if ((c.input_h as number) % (c.stride as number) || (c.input_w as number) % (c.stride as number)) {

@@ -3,6 +3,7 @@
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
  *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line]
+ *        [--class-thr page_number=0.25,… | none]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
  * match per page (a) on the ground-truth boxes (the algorithm alone) and (b) end to end on the
@@ -68,7 +69,11 @@ async function main() {
   const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
   const xiou = det.config.cross_class_iou ?? 0.7;
   const context = flags['no-context'] ? false : { merge: !flags['no-merge'], trim: !flags['no-trim'], oneLine: !flags['no-one-line'] };
-  const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context);
+  // per-class operating points: the config's, or --class-thr cls=t,cls=t ('none': one threshold for all)
+  const classThr: Record<string, number> = flags['class-thr'] === 'none' ? {} : flags['class-thr']
+    ? Object.fromEntries(flags['class-thr'].split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]))
+    : { ...(det.config.class_thresholds ?? {}) };
+  const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context, classThr);
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
   const sweepOk = sweep.map(() => 0);
@@ -139,6 +144,7 @@ async function main() {
       end_to_end_exact_any_class: round4(roAny / n),
       matched_in_order: round4(roMatched / n),
       operating_threshold: thr,
+      class_thresholds: classThr,
       gt_failures: failures.slice(0, 20),
       end_to_end_by_threshold: Object.fromEntries(sweep.map((th, k) => [th, round4(sweepOk[k] / n)])),
       end_to_end_errors: errors,
