@@ -11,7 +11,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
-import { decodeDetections, suppressAcrossClasses } from './postprocess.ts';
+import { decodeDetections, mergeFragments, suppressAcrossClasses } from './postprocess.ts';
 import { relabelByContext, type ContextOptions } from './context.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
@@ -39,7 +39,10 @@ export const EVIDENCE_THRESHOLD = 0.05;
  * `context` is false) the context/ink class fixes, which use all of `raw` as class evidence.
  */
 export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true, classThresholds: LayoutConfig['class_thresholds'] = {}): Detection[] {
-  const kept = suppressAcrossClasses(raw.filter((d) => d.score >= (classThresholds[d.cls] ?? threshold)), crossClassIou);
+  const above = raw.filter((d) => d.score >= (classThresholds[d.cls] ?? threshold));
+  // fragments of one table/formula/figure united, then suppression again (what lay inside the
+  // fragments' union, e.g. a "formula" found in a table cell, goes with it)
+  const kept = suppressAcrossClasses(mergeFragments(suppressAcrossClasses(above, crossClassIou)), crossClassIou);
   return context ? relabelByContext(page, kept, raw, context === true ? {} : context) : kept;
 }
 

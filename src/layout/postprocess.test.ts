@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipBox, decodeDetections, iou, nms } from './postprocess.ts';
-import type { Box, RegionClass } from './types.ts';
+import { clipBox, decodeDetections, iou, mergeFragments, nms } from './postprocess.ts';
+import type { Box, Detection, RegionClass } from './types.ts';
 
 describe('iou / clip', () => {
   it('iou of identical, disjoint, half-overlapping boxes', () => {
@@ -105,5 +105,27 @@ describe('suppressAcrossClasses', () => {
     expect(suppressAcrossClasses([line, loose], 0.7)).toEqual([line]);
     const caption = { ...loose, cls: 'caption' as const };
     expect(suppressAcrossClasses([line, caption], 0.7)).toEqual([line, caption]);
+  });
+});
+
+describe('mergeFragments', () => {
+  const d = (cls: Detection['cls'], box: Box, score: number): Detection => ({ cls, box, score });
+  it('unites shifted boxes of one table, keeps the best score, leaves other classes and distant blocks alone', () => {
+    const out = mergeFragments([
+      d('table', [465, 706, 816, 871], 0.62),
+      d('table', [465, 600, 816, 827], 0.45),
+      d('table', [465, 900, 816, 1000], 0.7), // touches nothing
+      d('text', [465, 700, 816, 760], 0.9), // another class, even where it overlaps
+    ]);
+    expect(out.map((x) => [x.cls, ...x.box, x.score])).toEqual([
+      ['table', 465, 600, 816, 871, 0.62],
+      ['table', 465, 900, 816, 1000, 0.7],
+      ['text', 465, 700, 816, 760, 0.9],
+    ]);
+  });
+  it('three stacked formula boxes become one; a slight overlap (< 30 % of the smaller) does not merge', () => {
+    const three = mergeFragments([d('formula', [496, 1455, 755, 1495], 0.7), d('formula', [496, 1427, 755, 1467], 0.43), d('formula', [496, 1442, 755, 1483], 0.5)]);
+    expect(three.map((x) => x.box)).toEqual([[496, 1427, 755, 1495]]);
+    expect(mergeFragments([d('formula', [0, 0, 100, 40], 0.7), d('formula', [0, 35, 100, 75], 0.6)])).toHaveLength(2);
   });
 });

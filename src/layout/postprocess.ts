@@ -124,3 +124,36 @@ export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: nu
   }
   return keep;
 }
+
+/** Classes whose overlapping same-class boxes are fragments of one region (`mergeFragments`). */
+export const BLOCK_CLASSES: readonly RegionClass[] = ['table', 'formula', 'figure'];
+
+/**
+ * Unites boxes of the same block class (a table, display formula or figure) that overlap by
+ * ≥ `minOverlap` of the smaller box: the detector sometimes covers one tall table or formula with
+ * two or three shifted boxes whose IoU stays under the NMS threshold. Two such regions never
+ * overlap on a page, so the union is the region. The union keeps the best score.
+ */
+export function mergeFragments<T extends Detection>(dets: readonly T[], classes: readonly RegionClass[] = BLOCK_CLASSES, minOverlap = 0.3): T[] {
+  const out = dets.map((d) => ({ ...d }));
+  for (let changed = true; changed; ) {
+    changed = false;
+    search: for (let i = 0; i < out.length; i++) {
+      if (!classes.includes(out[i].cls)) continue;
+      for (let j = i + 1; j < out.length; j++) {
+        const a = out[i].box;
+        const b = out[j].box;
+        if (out[j].cls !== out[i].cls) continue;
+        const iw = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+        const ih = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+        if (!(iw > 0 && ih > 0) || (iw * ih) / Math.max(1e-9, Math.min(area(a), area(b))) < minOverlap) continue;
+        const best = out[i].score >= out[j].score ? out[i] : out[j];
+        out[i] = { ...best, box: [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])] as Box };
+        out.splice(j, 1);
+        changed = true;
+        break search;
+      }
+    }
+  }
+  return out;
+}
