@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { cutMarkerX, indentKind, inkLines, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, indentKind, inkLines, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -186,5 +186,30 @@ describe('tight captions', () => {
     const raw = [table, near, table2, far, det('caption', [18, 302, 302, 316], 0.45), det('caption', [18, 638, 302, 652], 0.45)];
     expect(relabelByContext(img, [table, near, table2, far], raw).map((d) => d.cls)).toEqual(['table', 'caption', 'table', 'text']);
     expect(relabelByContext(img, [table, near], raw, { tightGap: 0 }).map((d) => d.cls)).toEqual(['table', 'text']);
+  });
+});
+
+describe('strokeWidth / bold headings', () => {
+  /** "words" of 2-px (regular) or 5-px (bold) strokes with 3-px gaps, on rows y0..y0+10 */
+  const strokes = (x0: number, x1: number, y0: number, w: number): Box[] => {
+    const out: Box[] = [];
+    for (let x = x0; x + w <= x1; x += w + 3) out.push([x, y0, x + w, y0 + 10]);
+    return out;
+  };
+  it('measures the mean run of ink', () => {
+    const img = page(320, 40, strokes(20, 300, 10, 2));
+    const box: Box = [10, 5, 310, 25];
+    expect(strokeWidth(img, box, inkLines(img, box))).toBe(2);
+  });
+  it('a bold one-line region becomes a heading, a regular one called heading does not', () => {
+    const body = [...strokes(20, 300, 100, 2), ...strokes(20, 300, 116, 2), ...strokes(20, 300, 132, 2)];
+    const img = page(320, 200, [...strokes(20, 200, 10, 5), ...strokes(20, 200, 50, 2), ...body]);
+    const para = det('text', [10, 98, 310, 144]);
+    const boldLine = det('text', [10, 8, 310, 22], 0.6);
+    const plainLine = det('section_heading', [10, 48, 310, 62], 0.6);
+    const raw = [para, boldLine, plainLine, det('text', [10, 48, 310, 62], 0.4)];
+    const out = relabelByContext(img, [para, boldLine, plainLine], raw);
+    expect(out.map((d) => d.cls)).toEqual(['text', 'section_heading', 'text']);
+    expect(relabelByContext(img, [para, boldLine, plainLine], raw, { weight: false }).map((d) => d.cls)).toEqual(['text', 'text', 'section_heading']);
   });
 });

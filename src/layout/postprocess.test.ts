@@ -106,6 +106,18 @@ describe('suppressAcrossClasses', () => {
     const caption = { ...loose, cls: 'caption' as const };
     expect(suppressAcrossClasses([line, caption], 0.7)).toEqual([line, caption]);
   });
+  it('one heading found as title and as a wider section heading is read once; same-row neighbours stay', async () => {
+    const { suppressAcrossClasses } = await import('./postprocess.ts');
+    // the e2e sample's title: [231,152,767,207] title 0.75 and [123,154,908,212] section_heading 0.52
+    const title = { cls: 'title' as const, box: [231, 152, 767, 207] as Box, score: 0.75 };
+    const wide = { cls: 'section_heading' as const, box: [123, 154, 908, 212] as Box, score: 0.52 };
+    expect(suppressAcrossClasses([title, wide], 0.7)).toEqual([title]);
+    // two columns' lines on the same rows, and a table over the same rows, are not duplicates
+    const right = { cls: 'text' as const, box: [640, 152, 1100, 207] as Box, score: 0.5 };
+    const table = { cls: 'table' as const, box: [123, 154, 908, 212] as Box, score: 0.5 };
+    expect(suppressAcrossClasses([title, right], 0.7)).toHaveLength(2);
+    expect(suppressAcrossClasses([title, table], 0.7)).toHaveLength(2);
+  });
 });
 
 describe('mergeFragments', () => {

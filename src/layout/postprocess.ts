@@ -97,12 +97,16 @@ export function decodeDetections(
   return out.slice(0, o.maxDetections);
 }
 
+const LINE_CLASSES: ReadonlySet<RegionClass> = new Set(['title', 'section_heading', 'text', 'list_item', 'caption', 'footnote']);
+
 /**
  * Suppression across classes for the operating point: the same region found as two classes (text
  * and list_item, say), or a fragment of a region (three lines of a six-line paragraph), would be
  * read twice. Detections are taken by descending score; one is dropped when it overlaps a kept
  * detection of any class by IoU > iouThr, or lies inside one for more than `containThr` of its own
- * area, or (same class only) covers more than `containThr` of a kept one's area. Not used for mAP.
+ * area, or (same class only) covers more than `containThr` of a kept one's area, or (text-like
+ * classes) sits on the same rows (vertical IoU ≥ 0.6) across ≥ `containThr` of the narrower width.
+ * Not used for mAP.
  */
 export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: number, containThr = 0.75): T[] {
   const sorted = [...dets].sort((a, b) => b.score - a.score);
@@ -118,7 +122,13 @@ export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: nu
       // a weaker box of the same class that covers most of a kept one is the same region found
       // twice with a looser extent (a one-line paragraph plus the blank below it)
       const ka = area(k.box);
-      return k.cls === d.cls && ka > 0 && (iw * ih) / ka > containThr;
+      if (k.cls === d.cls && ka > 0 && (iw * ih) / ka > containThr) return true;
+      // two text-like boxes over the same rows, one spanning ≥ 75 % of the other's width: one line
+      // (a heading found both as title and as section heading, with different extents)
+      if (!LINE_CLASSES.has(k.cls) || !LINE_CLASSES.has(d.cls)) return false;
+      const uh = Math.max(k.box[3], d.box[3]) - Math.min(k.box[1], d.box[1]);
+      const minW = Math.min(k.box[2] - k.box[0], d.box[2] - d.box[0]);
+      return ih / uh >= 0.6 && iw >= containThr * minW;
     });
     if (!dup) keep.push(d);
   }
