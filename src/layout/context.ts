@@ -9,6 +9,8 @@
  *   evidence is ≥ 0.3 and ≥ 0.8 × the region's own score — or ≥ 0.35 for a region that hugs the
  *   table/figure (≤ 0.6 of its ink-line height away; body text sits further off). A region called
  *   a caption that no table/figure claims gets its best other text-like class (text when none).
+ * - **Headings are bold**: a one- or two-line region whose stroke width is ≥ 1.25× that of the
+ *   page's paragraphs is a section heading; a "heading" at ≤ 1.15× takes its best text evidence.
  * - **Split blocks**: a paragraph or list item the detector cut in two is re-joined when the lines
  *   of the union read as one block (same pitch, no indent, no short line before the cut).
  * - **Blank rows** past the first/last line of ink are trimmed off text and list item boxes.
