@@ -9,7 +9,7 @@
 #   features (alone on the machine): ~21 strips/s = ~8.5 region crops/s -> train (18.6 k crops) ~40 min,
 #   val (3.2 k) ~7 min (measured 2026-12-03: 8,479 crops of 450 pages in 17 min)
 #   train: 0.5-0.7 step/s alone -> 5200 steps ~2.5 h (one process, 2 threads)
-#   eval (20 regions per task, exact decoders) ~10 min · export ~10 s
+#   eval (300 regions per task, exact decoders) ~75 min on one thread · export ~10 s
 # On a CUDA machine add DEVICE=cuda (PyTorch 2.x); training then takes minutes.
 # Every step resumes: synth/crops are deterministic, features use --resume, training resumes from
 # training/runs/$RUN/ckpt.pt. The embedded gocr-v1 was made with these settings, but in segments
@@ -33,12 +33,16 @@ npm run crops -- --in data/synth/train_tf --out data/crops/train_tf --tasks tabl
 npm run features -- --in data/crops/train --out data/features/train --resume 1
 npm run features -- --in data/crops/train_tf --out data/features/train --resume 1   # appended
 npm run features -- --in data/crops/val --out data/features/val --resume 1
+# and table/formula-rich val pages, so the eval has >= 300 regions of each type
+npm run synth -- --pages 110 --seed 10000 --split val --boost table=5,formula=8 --out data/synth/val_tf
+npm run crops -- --in data/synth/val_tf --out data/crops/val_tf --tasks table,formula
+npm run features -- --in data/crops/val_tf --out data/features/val --resume 1     # appended
 
 /usr/bin/python3 training/train.py --run "training/runs/$RUN" --device "$DEVICE" \
   --data data/features --line_samples data/synth/train --line_only_text \
   --diff_blocks 2 --guide_weight 1.0 --guide_start 50 --max_tokens 6000 \
   --steps "$STEPS" --warmup 200 --curriculum_steps 2000 --eval_every 250 --eval_n 16 --ckpt_minutes 10
-/usr/bin/python3 training/evaluate.py --ckpt "training/runs/$RUN/ckpt.pt" --n_per_task 20 --threads 2 \
+/usr/bin/python3 training/evaluate.py --ckpt "training/runs/$RUN/ckpt.pt" --n_per_task 300 --threads 2 \
   --out "training/runs/$RUN/eval.json"
 /usr/bin/python3 training/export.py --ckpt "training/runs/$RUN/ckpt.pt" --id "$ID" --dtype f16
 echo "exported public/models/$ID (point public/models/default.json's \"recognizer\" at it to use it)"
