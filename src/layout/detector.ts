@@ -35,8 +35,10 @@ export interface DetectOptions {
 export const EVIDENCE_THRESHOLD = 0.05;
 
 /**
- * The operating point: detections ≥ `threshold`, suppression across classes, then (unless
- * `context` is false) the context/ink class fixes, which use all of `raw` as class evidence.
+ * The operating point: detections ≥ `threshold` (or their class's entry in `classThresholds`),
+ * suppression across classes, fragments of one table/formula/figure united (`mergeFragments`) and
+ * suppression again, then (unless `context` is false) the context/ink class fixes, which use all
+ * of `raw` as class evidence.
  */
 export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true, classThresholds: LayoutConfig['class_thresholds'] = {}): Detection[] {
   const above = raw.filter((d) => d.score >= (classThresholds[d.cls] ?? threshold));

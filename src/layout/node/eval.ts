@@ -73,6 +73,9 @@ async function main() {
   const classThr: Record<string, number> = flags['class-thr'] === 'none' ? {} : flags['class-thr']
     ? Object.fromEntries(flags['class-thr'].split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]))
     : { ...(det.config.class_thresholds ?? {}) };
+  for (const [k, v] of Object.entries(classThr)) {
+    if (!det.config.classes.includes(k as RegionClass) || !(v >= 0 && v <= 1)) throw new Error(`--class-thr: "${k}=${v}" is not class=threshold with a known class and 0 ≤ threshold ≤ 1`);
+  }
   const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context, classThr);
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
