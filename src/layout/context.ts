@@ -123,9 +123,16 @@ export function indentKind(lines: InkLine[]): IndentKind {
 
 /** Vertical gap between two boxes that overlap horizontally by ≥ 30 % of the narrower; else ∞. */
 function verticalGap(a: Box, b: Box): number {
-  const ov = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
-  if (ov <= 0.3 * Math.min(a[2] - a[0], b[2] - b[0])) return Infinity;
+  if (hOverlap(a, b) <= 0.3) return Infinity;
   return Math.max(b[1] - a[3], a[1] - b[3]);
+}
+
+/** The class with the best raw score among `allowed` in a region's evidence (text when none). */
+function bestEvidence(evidence: ReadonlyMap<RegionClass, number>, allowed: (c: RegionClass) => boolean): RegionClass {
+  let best: RegionClass = 'text';
+  let bs = -1;
+  for (const [c, s] of evidence) if (allowed(c) && s > bs) [best, bs] = [c, s];
+  return best;
 }
 
 /** Splits a list_item box before every line that starts at the marker column (hanging starts). */
@@ -324,6 +331,13 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const weight = o.weight ?? true;
   const oneLine = o.oneLine ?? true;
   const out = kept.map((d) => ({ ...d }));
+  // ink lines per box (boxes are replaced, never edited in place, so the array identifies them)
+  const lineCache = new Map<Box, InkLine[]>();
+  const linesOf = (box: Box) => {
+    let l = lineCache.get(box);
+    if (!l) lineCache.set(box, (l = inkLines(page, box)));
+    return l;
+  };
   const alt = out.map((d) => {
     const m = new Map<RegionClass, number>([[d.cls, d.score]]);
     for (const r of raw) if (iou(r.box, d.box) >= 0.6) m.set(r.cls, Math.max(m.get(r.cls) ?? 0, r.score));
@@ -348,7 +362,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     // heights away; body text sits further off, like the paragraph above an uncaptioned table)
     let tight = false;
     if (promote && bs >= tightEvidence && out[best].cls !== 'caption') {
-      const ls = inkLines(page, out[best].box);
+      const ls = linesOf(out[best].box);
       if (ls.length) tight = verticalGap(out[best].box, out[t].box) <= tightGap * median(ls.map((l) => l.y1 - l.y0));
     }
     if (out[best].cls === 'caption' || (promote && bs >= ratio * out[best].score) || tight) {
@@ -358,14 +372,11 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   }
   out.forEach((d, i) => {
     if (d.cls !== 'caption' || claimed.has(i)) return;
-    let bc: RegionClass = 'text';
-    let bs = -1;
-    for (const [c, s] of alt[i]) if (c !== 'caption' && TEXTY.has(c) && s > bs) [bc, bs] = [c, s];
-    d.cls = bc;
+    d.cls = bestEvidence(alt[i], (c) => c !== 'caption' && TEXTY.has(c));
   });
   // bold short lines are headings, regular ones are not (stroke width against the page's paragraphs)
   if (weight) {
-    const lines = out.map((d) => (d.cls === 'text' || d.cls === 'list_item' || d.cls === 'section_heading' ? inkLines(page, d.box) : []));
+    const lines = out.map((d) => (d.cls === 'text' || d.cls === 'list_item' || d.cls === 'section_heading' ? linesOf(d.box) : []));
     const body = out.flatMap((d, i) => (d.cls === 'text' && lines[i].length >= 3 ? [strokeWidth(page, d.box, lines[i])] : []));
     if (body.length) {
       const ref = median(body);
@@ -374,12 +385,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
         if (!n || n > 2 || !ref) return;
         const r = strokeWidth(page, d.box, lines[i]) / ref;
         if (r >= 1.25 && d.cls !== 'section_heading') d.cls = 'section_heading';
-        else if (r <= 1.15 && d.cls === 'section_heading') {
-          let bc: RegionClass = 'text';
-          let bs = -1;
-          for (const [c, sc] of alt[i]) if ((c === 'text' || c === 'list_item') && sc > bs) [bc, bs] = [c, sc];
-          d.cls = bc;
-        }
+        else if (r <= 1.15 && d.cls === 'section_heading') d.cls = bestEvidence(alt[i], (c) => c === 'text' || c === 'list_item');
       });
     }
   }
@@ -388,12 +394,12 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const shaped: { d: T; lines: InkLine[]; kind: IndentKind }[] = [];
   for (const d of blocks) {
     if (d.cls !== 'text' && d.cls !== 'list_item') continue;
-    let lines = inkLines(page, d.box);
+    let lines = linesOf(d.box);
     if (trim) {
       const t = trimBlankRows(page, d, lines, blocks);
       if (t !== d) {
         d.box = t.box;
-        lines = inkLines(page, d.box);
+        lines = linesOf(d.box);
       }
     }
     let kind = indentKind(lines);
@@ -403,7 +409,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
       if (m !== null) {
         const lh = median(lines.map((l) => l.y1 - l.y0));
         d.box = [Math.min(d.box[0], m - 0.4 * lh), d.box[1], d.box[2], d.box[3]];
-        lines = inkLines(page, d.box);
+        lines = linesOf(d.box);
         kind = indentKind(lines);
       }
     }
