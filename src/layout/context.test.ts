@@ -57,11 +57,15 @@ describe('relabelByContext', () => {
     const table = det('table', [10, 100, 310, 300]);
     const below = det('text', [18, 308, 302, 322], 0.8);
     const stray = det('caption', [18, 698, 302, 712], 0.7);
-    const raw = [table, below, stray, det('caption', [18, 308, 302, 322], 0.7), det('text', [18, 698, 302, 712], 0.2)];
+    const raw = [table, below, stray, det('caption', [18, 308, 302, 322], 0.7), det('text', [18, 698, 302, 712], 0.6)];
     const out = relabelByContext(img, [table, below, stray], raw);
     expect(out.map((d) => d.cls)).toEqual(['table', 'caption', 'text']);
     // inputs untouched
     expect(below.cls).toBe('text');
+    // the detector's veto: text evidence 0.2 beside its caption 0.7 (< 0.7 × 0.7) keeps the caption
+    const sure = [table, below, stray, det('caption', [18, 308, 302, 322], 0.7), det('text', [18, 698, 302, 712], 0.2)];
+    expect(relabelByContext(img, [table, below, stray], sure, { veto: 0.7 }).map((d) => d.cls)).toEqual(['table', 'caption', 'caption']);
+    expect(relabelByContext(img, [table, below, stray], sure).map((d) => d.cls)).toEqual(['table', 'caption', 'text']);
   });
   it('no or weak caption evidence: the neighbour keeps its class', () => {
     const img = page(400, H, [[20, 310, 300, 320]]);
@@ -77,9 +81,14 @@ describe('relabelByContext', () => {
     const img = page(320, 200, bars);
     const list = det('text', [8, 8, 302, 70]);
     const text = det('list_item', [8, 118, 302, 164]);
-    const out = relabelByContext(img, [list, text], [list, text]);
+    // the detector's second choices are close enough (≥ 0.7 × its first) for the ink to decide, veto or not
+    const raw = [list, text, det('list_item', list.box, 0.7), det('text', text.box, 0.7)];
+    const out = relabelByContext(img, [list, text], raw, { veto: 0.7 });
     expect(out.map((d) => d.cls)).toEqual(['list_item', 'list_item', 'text']);
     expect(out[0].box[3]).toBeLessThanOrEqual(out[1].box[1]);
+    // with the veto, a detector sure of its classes (no second choice) keeps them; without, ink decides
+    expect(relabelByContext(img, [list, text], [list, text], { veto: 0.7 }).map((d) => d.cls)).toEqual(['text', 'list_item']);
+    expect(relabelByContext(img, [list, text], [list, text]).map((d) => d.cls)).toEqual(['list_item', 'list_item', 'text']);
   });
 });
 

@@ -53,6 +53,12 @@ export interface ContextOptions {
   weight?: boolean;
   /** one-line text vs list item from the column's blocks (oneLineClass; default true) */
   oneLine?: boolean;
+  /** the detector's veto: a caption demotion or an indentation / one-line relabel happens only
+   *  when the raw score of the new class on the box is ≥ this fraction of the score the detector
+   *  gave its own class (default 0 = no veto; the detector's config.json sets it as
+   *  `context_veto`). The rules were written for an unsure detector; a sharper one that is sure
+   *  of a class (list item 0.74 vs text 0.30) is mostly right. */
+  veto?: number;
 }
 
 /** One text line found by horizontal projection: rows [y0, y1) and the x of its first ink column. */
@@ -185,7 +191,7 @@ export function oneBlock(lines: InkLine[], list: boolean): boolean {
  * continuation whatever the lower part was called; a paragraph only a lower text part.
  */
 export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonly T[]): T[] {
-  const out = dets.map((d) => ({ ...d }));
+  const out = [...dets]; // unmerged detections stay the same objects; a merge makes a new one
   const cy = (b: Box) => (b[1] + b[3]) / 2;
   for (let changed = true; changed; ) {
     changed = false;
@@ -330,7 +336,17 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const trim = o.trim ?? true;
   const weight = o.weight ?? true;
   const oneLine = o.oneLine ?? true;
+  const veto = o.veto ?? 0;
   const out = kept.map((d) => ({ ...d }));
+  // what the detector said about each kept box (merged blocks are new objects: no veto for them)
+  const said = new Map<Detection, { cls: RegionClass; score: number; box: Box }>(out.map((d) => [d, { cls: d.cls, score: d.score, box: d.box }]));
+  const allowed = (d: Detection, cls: RegionClass): boolean => {
+    const o0 = said.get(d);
+    if (!veto || !o0 || cls === o0.cls) return true;
+    let ev = 0;
+    for (const r of raw) if (r.cls === cls && iou(r.box, o0.box) >= 0.6) ev = Math.max(ev, r.score);
+    return ev >= veto * o0.score;
+  };
   // ink lines per box (boxes are replaced, never edited in place, so the array identifies them)
   const lineCache = new Map<Box, InkLine[]>();
   const linesOf = (box: Box) => {
@@ -372,7 +388,8 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   }
   out.forEach((d, i) => {
     if (d.cls !== 'caption' || claimed.has(i)) return;
-    d.cls = bestEvidence(alt[i], (c) => c !== 'caption' && TEXTY.has(c));
+    const c = bestEvidence(alt[i], (c) => c !== 'caption' && TEXTY.has(c));
+    if (allowed(d, c)) d.cls = c;
   });
   // bold short lines are headings, regular ones are not (stroke width against the page's paragraphs)
   if (weight) {
@@ -413,8 +430,8 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
         kind = indentKind(lines);
       }
     }
-    if (kind === 'hanging') d.cls = 'list_item';
-    else if (kind !== 'one') d.cls = 'text';
+    if (kind === 'hanging' && allowed(d, 'list_item')) d.cls = 'list_item';
+    else if (kind !== 'one' && kind !== 'hanging' && allowed(d, 'text')) d.cls = 'text';
     shaped.push({ d, lines, kind });
   }
   if (oneLine) for (const s of shaped) {
@@ -422,7 +439,8 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     // look a little further left for a marker the box cut off (a column gap is ≥ 0.7 line heights)
     const lh = s.lines[0].y1 - s.lines[0].y0;
     const wide = inkLines(page, s.d.box, Math.max(4, 0.6 * lh));
-    s.d.cls = oneLineClass(s.d, wide.length === 1 ? wide : s.lines, shaped);
+    const c = oneLineClass(s.d, wide.length === 1 ? wide : s.lines, shaped);
+    if (allowed(s.d, c)) s.d.cls = c;
   }
   const res: T[] = [];
   for (const d of blocks) {

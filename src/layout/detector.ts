@@ -48,6 +48,13 @@ export function operatingPoint(page: Image, raw: readonly Detection[], threshold
   return context ? relabelByContext(page, kept, raw, context === true ? {} : context) : kept;
 }
 
+/** Context options with the model's `context_veto` filled in where the caller set none. */
+export function withVeto(context: boolean | ContextOptions, veto: number | undefined): boolean | ContextOptions {
+  if (context === false) return false;
+  const o = context === true ? {} : context;
+  return o.veto === undefined && veto !== undefined ? { ...o, veto } : o;
+}
+
 export interface RawDetections {
   detections: Detection[];
   letterbox: Letterbox;
@@ -110,7 +117,8 @@ export class LayoutDetector {
     const { detections } = await this.detectRaw(page, { ...opts, scoreThreshold: Math.min(thr, EVIDENCE_THRESHOLD) });
     // an explicit threshold applies to every class; otherwise the config's per-class points
     const perClass = opts.scoreThreshold === undefined ? this.config.class_thresholds : undefined;
-    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, opts.context ?? true, perClass);
+    const context = withVeto(opts.context ?? true, this.config.context_veto);
+    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, context, perClass);
     return readingOrder(kept, { width: page.width, height: page.height });
   }
 

@@ -42,6 +42,8 @@ export interface LayoutConfig {
   cross_class_iou?: number;
   /** classes whose left/right edges are snapped to the ink (refine.ts); [] disables */
   refine_classes?: RegionClass[];
+  /** context.ts: a relabel needs raw evidence ≥ this × the detector's own score (0/absent: none) */
+  context_veto?: number;
 }
 
 /** Checks a parsed config.json; says what is wrong and how to fix it. */
@@ -65,6 +67,9 @@ export function validateConfig(raw: unknown): LayoutConfig {
       if (!(c.classes as string[]).includes(k)) throw new Error(`layout config.json: class_thresholds names unknown class "${k}"` + fix);
       if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new Error(`layout config.json: class_thresholds.${k} must be a number in [0, 1]` + fix);
     }
+  }
+  if (c.context_veto !== undefined && (typeof c.context_veto !== 'number' || !(c.context_veto >= 0 && c.context_veto <= 1))) {
+    throw new Error('layout config.json: "context_veto" must be a number in [0, 1]' + fix);
   }
   if ((c.input_h as number) % (c.stride as number) || (c.input_w as number) % (c.stride as number)) {
     throw new Error('layout config.json: input_h/input_w must be multiples of stride' + fix);

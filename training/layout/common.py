@@ -38,6 +38,8 @@ class LayoutConfig:
     # TS only (detect()): per-class operating points replacing score_threshold; page numbers are
     # a few glyphs and score low (val/test end to end 42.5 -> 46.3 % / 38 -> 43 % at 0.25)
     class_thresholds: dict = field(default_factory=lambda: {"page_number": 0.25})
+    # TS only (context.ts): a context relabel needs raw evidence >= this x the detector's own score
+    context_veto: float = 0.0
 
     def to_json(self):
         return asdict(self)

@@ -65,6 +65,7 @@ def main():
     p.add_argument("--metrics", default="", help="JSON written by `npm run layout:eval` (goes into the manifest)")
     p.add_argument("--golden_page", default=os.path.join(REPO, "tools/synth/fixtures/p0950001.png"))
     p.add_argument("--score_threshold", type=float, default=None)
+    p.add_argument("--context_veto", type=float, default=None, help="config.json context_veto (TS context step)")
     p.add_argument("--update_metrics", default="", help="only put this eval JSON into <out>/manifest.json")
     a = p.parse_args()
     if a.update_metrics:
@@ -80,6 +81,8 @@ def main():
     net, cfg, info = load_any(a.ckpt)
     if a.score_threshold is not None:
         cfg.score_threshold = a.score_threshold
+    if a.context_veto is not None:
+        cfg.context_veto = a.context_veto
     os.makedirs(a.out, exist_ok=True)
     wrap = ExportWrapper(net, cfg.stride).eval()
 

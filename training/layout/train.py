@@ -54,6 +54,8 @@ def parse(argv=None):
     p.add_argument("--ckpt_minutes", type=float, default=4.0)
     p.add_argument("--eval_minutes", type=float, default=8.0)
     p.add_argument("--eval_pages", type=int, default=60)
+    p.add_argument("--best_metric", default="map50", choices=["map50", "map"],
+                   help="val metric that picks best.pt (map = mAP@0.5:0.95, rewards tight boxes)")
     p.add_argument("--limit", type=int, default=0, help="use only the first N train pages")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
@@ -197,16 +199,16 @@ def main(argv=None):
             rep = evaluate(net, val, cfg, device)
             log(f"eval step {step}: mAP50 {rep['map50']:.4f} mAP {rep['map']:.4f} "
                 + " ".join(f"{k}:{v['ap50']:.2f}" for k, v in rep["per_class"].items()), step=step, eval=rep)
-            if rep["map50"] > best:
-                best = rep["map50"]
+            if rep[args.best_metric] > best:
+                best = rep[args.best_metric]
                 save(os.path.join(args.run, "best.pt"))
             t_ev = time.time()
     save()
     if val:
         rep = evaluate(net, val, cfg, device)
         log(f"final eval step {step}: mAP50 {rep['map50']:.4f} mAP {rep['map']:.4f}", step=step, eval=rep)
-        if rep["map50"] >= best:
-            best = rep["map50"]
+        if rep[args.best_metric] >= best:
+            best = rep[args.best_metric]
             save(os.path.join(args.run, "best.pt"))
     log(f"done at step {step}, {elapsed / 60:.1f} min trained")
 

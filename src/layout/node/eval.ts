@@ -2,7 +2,7 @@
  * Layout evaluation with the shipped code path (TS preprocessing + ONNX + TS post-processing):
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
- *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line] [--no-weight]
+ *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line] [--no-weight] [--veto R]
  *        [--class-thr page_number=0.25,… | none]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
@@ -68,7 +68,8 @@ async function main() {
   const t = { pre: 0, run: 0, post: 0, order: 0 };
   const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
   const xiou = det.config.cross_class_iou ?? 0.7;
-  const context = flags['no-context'] ? false : { merge: !flags['no-merge'], trim: !flags['no-trim'], oneLine: !flags['no-one-line'], weight: !flags['no-weight'] };
+  if (flags.veto !== undefined && !(Number(flags.veto) >= 0 && Number(flags.veto) <= 1)) throw new Error(`--veto: "${flags.veto}" is not a ratio between 0 and 1`);
+  const context = flags['no-context'] ? false : { merge: !flags['no-merge'], trim: !flags['no-trim'], oneLine: !flags['no-one-line'], weight: !flags['no-weight'], veto: flags.veto !== undefined ? Number(flags.veto) : det.config.context_veto ?? 0 };
   // per-class operating points: the config's, or --class-thr cls=t,cls=t ('none': one threshold for all)
   const classThr: Record<string, number> = flags['class-thr'] === 'none' ? {} : flags['class-thr']
     ? Object.fromEntries(flags['class-thr'].split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]))
@@ -148,6 +149,7 @@ async function main() {
       matched_in_order: round4(roMatched / n),
       operating_threshold: thr,
       class_thresholds: classThr,
+      context_veto: context ? context.veto : null,
       gt_failures: failures.slice(0, 20),
       end_to_end_by_threshold: Object.fromEntries(sweep.map((th, k) => [th, round4(sweepOk[k] / n)])),
       end_to_end_errors: errors,
