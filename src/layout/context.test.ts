@@ -86,8 +86,9 @@ describe('relabelByContext', () => {
     const out = relabelByContext(img, [list, text], raw, { veto: 0.7 });
     expect(out.map((d) => d.cls)).toEqual(['list_item', 'list_item', 'text']);
     expect(out[0].box[3]).toBeLessThanOrEqual(out[1].box[1]);
-    // with the veto, a detector sure of its classes (no second choice) keeps them; without, ink decides
-    expect(relabelByContext(img, [list, text], [list, text], { veto: 0.7 }).map((d) => d.cls)).toEqual(['text', 'list_item']);
+    // with the veto, a hanging indent still makes list items (plain evidence), but flush lines do
+    // not overrule a detector sure of "list item" (its boxes may have cut the markers off)
+    expect(relabelByContext(img, [list, text], [list, text], { veto: 0.7 }).map((d) => d.cls)).toEqual(['list_item', 'list_item', 'list_item']);
     expect(relabelByContext(img, [list, text], [list, text]).map((d) => d.cls)).toEqual(['list_item', 'list_item', 'text']);
   });
 });
@@ -108,6 +109,18 @@ describe('oneBlock / mergeSplitBlocks', () => {
     expect(oneBlock(lines(para(20, 10, 4, -10)), true)).toBe(true);
     expect(oneBlock(lines([...para(20, 10, 2, -10), ...para(20, 42, 2, -10)]), true)).toBe(false);
   });
+  it('two lines are one block only by their shape', () => {
+    const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
+    // marker line over its indented continuation: one item; two marker lines: two items
+    expect(oneBlock(lines(para(20, 10, 2, -10)), true)).toBe(true);
+    expect(oneBlock(lines([...para(10, 10, 1, 0), ...para(10, 26, 1, 0)]), true)).toBe(false);
+    // indented first line reaching the right edge over a flush line: one paragraph
+    expect(oneBlock(lines(para(20, 10, 2, 12)), false)).toBe(true);
+    // flush over flush (could be two one-line paragraphs), a short indented line, or lines too far apart: no
+    expect(oneBlock(lines(para(20, 10, 2, 0)), false)).toBe(false);
+    expect(oneBlock(lines([[32, 10, 200, 20], [20, 26, 300, 36]]), false)).toBe(false);
+    expect(oneBlock(lines([[32, 10, 300, 20], [20, 36, 300, 46]]), false)).toBe(false);
+  });
   it('merges the two halves of one paragraph and leaves separate ones alone', () => {
     const img = page(320, 240, [...para(20, 10, 6, 0), ...para(20, 130, 3, 12)]);
     const top = det('text', [18, 8, 302, 54], 0.8);
@@ -123,6 +136,12 @@ describe('oneBlock / mergeSplitBlocks', () => {
     const img = page(320, 200, para(20, 10, 5, -10));
     const out = mergeSplitBlocks(img, [det('list_item', [8, 8, 302, 38]), det('text', [8, 40, 302, 86])]);
     expect(out.map((d) => [d.cls, ...d.box])).toEqual([['list_item', 8, 8, 302, 86]]);
+  });
+  it('a third, overlapping fragment of the merged block is dropped', () => {
+    const img = page(320, 200, para(20, 10, 3, 0));
+    // the detector's three boxes: line 1, lines 1–2, lines 2–3; lines 2–3 join the middle one
+    const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 22]), det('text', [18, 9, 302, 38]), det('text', [18, 24, 302, 54])]);
+    expect(out.map((d) => [d.cls, ...d.box])).toEqual([['text', 18, 9, 302, 54]]);
   });
 });
 
