@@ -75,6 +75,14 @@ describe('relabelByContext', () => {
     // a caption score of 0.5 beside a text score of 0.8 (< 0.8 × 0.8): a paragraph above an uncaptioned table
     const weak = [table, below, det('caption', [18, 308, 302, 322], 0.5)];
     expect(relabelByContext(img, [table, below], weak).map((d) => d.cls)).toEqual(['table', 'text']);
+    // caption 0.6 beside text 0.7 (ratio met) 8 px off with 10-px lines: a caption; 16 px off
+    // (1.6 line heights, beyond ratioGap) a paragraph above an uncaptioned table
+    const near = [table, below, det('caption', [18, 308, 302, 322], 0.6)];
+    expect(relabelByContext(img, [table, { ...below, score: 0.7 }], near).map((d) => d.cls)).toEqual(['table', 'caption']);
+    const img2 = page(400, H, [[20, 316, 300, 326]]);
+    const far = det('text', [18, 314, 302, 328], 0.7);
+    expect(relabelByContext(img2, [table, far], [table, far, det('caption', far.box, 0.6)]).map((d) => d.cls)).toEqual(['table', 'text']);
+    expect(relabelByContext(img2, [table, far], [table, far, det('caption', far.box, 0.6)], { ratioGap: 0 }).map((d) => d.cls)).toEqual(['table', 'caption']);
   });
   it('hanging indent makes a list item, flush lines a paragraph; merged items are split', () => {
     const bars = [...para(20, 10, 2, -10), ...para(20, 42, 2, -10), ...para(20, 120, 3, 0)];

@@ -45,6 +45,9 @@ export interface ContextOptions {
   tightGap?: number;
   /** default 0.35 */
   tightEvidence?: number;
+  /** a claim on the score ratio alone needs the region within this many of its ink-line heights
+   *  of the table/figure (default 1; 0 = any distance within `captionGap`) */
+  ratioGap?: number;
   /** re-join paragraphs / list items cut in two (mergeSplitBlocks; default true) */
   merge?: boolean;
   /** trim blank rows off text / list item boxes (trimBlankRows; default true) */
@@ -355,6 +358,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const merge = o.merge ?? true;
   const tightGap = o.tightGap ?? 0.6;
   const tightEvidence = o.tightEvidence ?? 0.35;
+  const ratioGap = o.ratioGap ?? 1;
   const trim = o.trim ?? true;
   const weight = o.weight ?? true;
   const oneLine = o.oneLine ?? true;
@@ -398,12 +402,19 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     if (best < 0 || bs < evidence) continue;
     // weaker evidence is enough for a region that hugs the table/figure (≤ `tightGap` ink-line
     // heights away; body text sits further off, like the paragraph above an uncaptioned table)
+    // and a promotion on the score ratio alone needs the region within `ratioGap` line heights
+    // (on val, captions sit 0–0.75 line heights from their table; the e2e fixture's paragraph above
+    // an uncaptioned table sits 1.1 off, scored text 0.68 / caption 0.59 by the 960×768 detector)
     let tight = false;
-    if (promote && bs >= tightEvidence && out[best].cls !== 'caption') {
+    let near = true;
+    if (promote && out[best].cls !== 'caption') {
       const ls = linesOf(out[best].box);
-      if (ls.length) tight = verticalGap(out[best].box, out[t].box) <= tightGap * median(ls.map((l) => l.y1 - l.y0));
+      const gap = verticalGap(out[best].box, out[t].box);
+      const lh = ls.length ? median(ls.map((l) => l.y1 - l.y0)) : 0;
+      if (ls.length) tight = bs >= tightEvidence && gap <= tightGap * lh;
+      if (ratioGap > 0 && ls.length) near = gap <= ratioGap * lh;
     }
-    if (out[best].cls === 'caption' || (promote && bs >= ratio * out[best].score) || tight) {
+    if (out[best].cls === 'caption' || (promote && near && bs >= ratio * out[best].score) || tight) {
       claimed.add(best);
       out[best].cls = 'caption';
     }

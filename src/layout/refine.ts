@@ -22,7 +22,7 @@ export function luma(img: Image, x: number, y: number): number {
  * beside the box, merged across gaps ≤ `gap` px; the merged runs touching the box give x0/x1.
  * The box comes back unchanged when it is degenerate or no run touches it.
  */
-function snapToInkX(img: Image, box: Box, band: number, margin: number, gap: number, inkBelow: number): Box {
+export function snapToInkX(img: Image, box: Box, band: number, margin: number, gap: number, inkBelow: number): Box {
   const [bx0, by0, bx1, by1] = box;
   const h = by1 - by0;
   if (h <= 2 || bx1 - bx0 <= 2) return box;

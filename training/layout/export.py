@@ -66,6 +66,7 @@ def main():
     p.add_argument("--golden_page", default=os.path.join(REPO, "tools/synth/fixtures/p0950001.png"))
     p.add_argument("--score_threshold", type=float, default=None)
     p.add_argument("--context_veto", type=float, default=None, help="config.json context_veto (TS context step)")
+    p.add_argument("--class_thresholds", default=None, help="config.json class_thresholds as cls=t,cls=t ('none': {})")
     p.add_argument("--update_metrics", default="", help="only put this eval JSON into <out>/manifest.json")
     a = p.parse_args()
     if a.update_metrics:
@@ -83,6 +84,12 @@ def main():
         cfg.score_threshold = a.score_threshold
     if a.context_veto is not None:
         cfg.context_veto = a.context_veto
+    if a.class_thresholds is not None:
+        pairs = [kv.split("=") for kv in a.class_thresholds.split(",")] if a.class_thresholds != "none" else []
+        for kv in pairs:
+            if len(kv) != 2 or kv[0] not in cfg.classes or not 0 <= float(kv[1]) <= 1:
+                sys.exit(f"--class_thresholds: {'='.join(kv)!r} is not class=threshold with a known class and 0 <= threshold <= 1")
+        cfg.class_thresholds = {k: float(v) for k, v in pairs}
     os.makedirs(a.out, exist_ok=True)
     wrap = ExportWrapper(net, cfg.stride).eval()
 

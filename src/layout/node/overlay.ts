@@ -73,7 +73,7 @@ async function main() {
   await det.release();
 }
 
-main().catch((e) => {
+if (process.argv[1]?.endsWith('overlay.ts')) main().catch((e) => {
   console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });
