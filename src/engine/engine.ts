@@ -9,7 +9,7 @@ import type { DecodeResult, RoundTrace } from '../decoding/trace';
 import { assemblePage } from '../markdown/assemble';
 import { taskOf, type RegionClass } from '../markdown/types';
 import { crop, type Image } from '../recognizer/image';
-import { cropBox, growToInk } from '../layout/crops';
+import { regionCropBox } from '../layout/crops';
 import { buildPrefix, createDecoder, loadModel, type DecoderBackend, type PrefixInput } from '../recognizer/model';
 import { Tokenizer } from '../recognizer/tokenizer';
 import { VisionEncoder, type OrtModuleLike } from '../recognizer/vision';
@@ -219,7 +219,7 @@ export class OcrEngine {
     const unitsOfRegion: number[][] = [];
     for (const [k, r] of toRead.entries()) {
       check();
-      const box = cropBox(growToInk(page, r.box, r.cls), page.width, page.height, REGION_MARGIN);
+      const box = regionCropBox(page, r.box, r.cls, REGION_MARGIN);
       const u = await this.regionUnits(crop(page, box), r.task!);
       r.strips = u.strips;
       unitsOfRegion.push(u.prefixes.map((p, j) => (unitOf.push({ region: k, unit: j }), prefixes.push(p) - 1)));

@@ -118,7 +118,7 @@ export function inkLines(img: Image, box: Box, pad = 4, inkBelow = 140): InkLine
   return lines.filter((l) => l.y1 - l.y0 >= 4);
 }
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+export const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 
 export type IndentKind = 'hanging' | 'indent' | 'flush' | 'one';
 
@@ -364,15 +364,6 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const oneLine = o.oneLine ?? true;
   const veto = o.veto ?? 0;
   const out = kept.map((d) => ({ ...d }));
-  // what the detector said about each kept box (merged blocks are new objects: no veto for them)
-  const said = new Map<Detection, { cls: RegionClass; score: number; box: Box }>(out.map((d) => [d, { cls: d.cls, score: d.score, box: d.box }]));
-  const allowed = (d: Detection, cls: RegionClass): boolean => {
-    const o0 = said.get(d);
-    if (!veto || !o0 || cls === o0.cls) return true;
-    let ev = 0;
-    for (const r of raw) if (r.cls === cls && iou(r.box, o0.box) >= 0.6) ev = Math.max(ev, r.score);
-    return ev >= veto * o0.score;
-  };
   // ink lines per box (boxes are replaced, never edited in place, so the array identifies them)
   const lineCache = new Map<Box, InkLine[]>();
   const linesOf = (box: Box) => {
@@ -385,6 +376,12 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     for (const r of raw) if (iou(r.box, d.box) >= 0.6) m.set(r.cls, Math.max(m.get(r.cls) ?? 0, r.score));
     return m;
   });
+  // what the detector said about each kept box (merged blocks are new objects: no veto for them)
+  const said = new Map<Detection, { cls: RegionClass; score: number; evidence: ReadonlyMap<RegionClass, number> }>(out.map((d, i) => [d, { cls: d.cls, score: d.score, evidence: alt[i] }]));
+  const allowed = (d: Detection, cls: RegionClass): boolean => {
+    const o0 = said.get(d);
+    return !veto || !o0 || cls === o0.cls || (o0.evidence.get(cls) ?? 0) >= veto * o0.score;
+  };
   // captions: claimed by their table/figure, strongest tables/figures first
   const claimed = new Set<number>();
   const owners = out.map((d, i) => i).filter((i) => out[i].cls === 'table' || out[i].cls === 'figure').sort((a, b) => out[b].score - out[a].score);

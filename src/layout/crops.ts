@@ -4,7 +4,7 @@
  * font-metric boxes by 1–3 px at 150 dpi), rounded outwards, clipped.
  */
 import type { Image } from '../recognizer/image.ts';
-import { inkLines } from './context.ts';
+import { inkLines, median } from './context.ts';
 import { snapToInkX } from './refine.ts';
 import type { Box, Region, RegionClass } from './types.ts';
 
@@ -22,8 +22,7 @@ export function growToInk(page: Image, box: Box, cls: RegionClass): Box {
   if (!LINE_CLASSES.has(cls)) return box;
   const lines = inkLines(page, box);
   if (!lines.length) return box;
-  const hs = lines.map((l) => l.y1 - l.y0).sort((a, b) => a - b);
-  const lh = hs[hs.length >> 1];
+  const lh = median(lines.map((l) => l.y1 - l.y0));
   // the search window reaches 1.5 lh past the box, so a line that runs on is followed step by step
   let out: Box = box;
   for (let k = 0; k < 64; k++) {
@@ -33,6 +32,11 @@ export function growToInk(page: Image, box: Box, cls: RegionClass): Box {
     out = next;
   }
   return out;
+}
+
+/** The crop rectangle the recognizer reads for a region: `growToInk`, then `cropBox`. */
+export function regionCropBox(page: Image, box: Box, cls: RegionClass, margin = 4): Box {
+  return cropBox(growToInk(page, box, cls), page.width, page.height, margin);
 }
 
 export interface CropOptions {
@@ -74,7 +78,7 @@ export interface RegionCrop<R extends Region = Region> {
 export function cropRegions<R extends Region>(page: Image, regions: R[], opts: CropOptions = {}): RegionCrop<R>[] {
   const out: RegionCrop<R>[] = [];
   for (const region of regions) {
-    const rect = cropBox(growToInk(page, region.box, region.cls), page.width, page.height, opts.margin ?? 4);
+    const rect = regionCropBox(page, region.box, region.cls, opts.margin ?? 4);
     if (rect[2] <= rect[0] || rect[3] <= rect[1]) continue;
     out.push({ region, rect, image: cropImage(page, rect) });
   }
