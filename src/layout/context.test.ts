@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, indentKind, inkLines, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -129,6 +129,15 @@ describe('oneBlock / mergeSplitBlocks', () => {
     expect(oneBlock(lines([[32, 10, 200, 20], [20, 26, 300, 36]]), false)).toBe(false);
     expect(oneBlock(lines([[32, 10, 300, 20], [20, 36, 300, 46]]), false)).toBe(false);
   });
+  it('a blank of more than a line height between two lines is a paragraph skip, at any pitch', () => {
+    const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
+    // item: marker line + continuation (6 px leading), then a quoted line 11 px further down at the
+    // continuation column; by pitch alone (median of two) the three lines read as one item
+    const item: Box[] = [...para(20, 10, 2, -10), [20, 53, 300, 63]];
+    expect(oneBlock(lines(item), true)).toBe(false);
+    item[2] = [20, 42, 300, 52];
+    expect(oneBlock(lines(item), true)).toBe(true);
+  });
   it('merges the two halves of one paragraph and leaves separate ones alone', () => {
     const img = page(320, 240, [...para(20, 10, 6, 0), ...para(20, 130, 3, 12)]);
     const top = det('text', [18, 8, 302, 54], 0.8);
@@ -184,6 +193,15 @@ describe('cutMarkerX', () => {
     const col = page(320, 100, [[26, 10, 32, 60], ...para(40, 10, 3, 0)]);
     expect(cutMarkerX(col, box, inkLines(col, box))).toBeNull();
   });
+  it('a box that also cut the first letter of the second line still finds the marker', () => {
+    // marker at 22..26, text from 30 on both lines; the box starts at 40, inside the first letters
+    const img = page(320, 100, [[22, 10, 26, 20], ...para(30, 10, 3, 0)]);
+    const box: Box = [40, 8, 302, 60];
+    expect(cutMarkerX(img, box, inkLines(img, box))).toBe(22);
+    // flush lines whose first letters the box cut: no marker
+    const flush = page(320, 100, para(30, 10, 3, 0));
+    expect(cutMarkerX(flush, box, inkLines(flush, box))).toBeNull();
+  });
   it('relabelByContext takes the marker into a list item box that cut it off', () => {
     const img = page(320, 100, [[26, 10, 32, 20], ...para(40, 10, 3, 0)]);
     const out = relabelByContext(img, [det('list_item', [38, 8, 302, 60])], []);
@@ -209,6 +227,34 @@ describe('oneLineClass', () => {
     expect(oneLineClass(det('list_item', [90, 200, 310, 220]), line(160), [block('text', 'flush', 100)])).toBe('text');
     // no blocks in the column: the detector's class stands
     expect(oneLineClass(d, line(110), [])).toBe('text');
+  });
+});
+
+describe('markerBefore', () => {
+  const line = { y0: 10, y1: 30, x: 60, xEnd: 300 };
+  it('finds a small blob of ink just left of a line, alone in its rows', () => {
+    expect(markerBefore(page(320, 60, [[44, 15, 50, 25], [60, 10, 300, 30]]), line)).toBe(44);
+    // "(a)": three glyphs joined across gaps ≤ 0.3 line heights
+    expect(markerBefore(page(320, 60, [[30, 10, 34, 30], [38, 14, 44, 30], [48, 10, 52, 30], [60, 10, 300, 30]]), line)).toBe(30);
+  });
+  it('no ink, ink too far off, or the neighbouring column\'s text is not a marker', () => {
+    expect(markerBefore(page(320, 60, [[60, 10, 300, 30]]), line)).toBeNull();
+    expect(markerBefore(page(320, 60, [[20, 15, 26, 25], [60, 10, 300, 30]]), line)).toBeNull();
+    // words with word gaps (5 px) running on to the left: wider than a marker
+    const words: Box[] = Array.from({ length: 5 }, (_, k) => [5 + 10 * k, 10, 10 + 10 * k, 30] as Box);
+    expect(markerBefore(page(320, 60, [...words, [60, 10, 300, 30]]), line)).toBeNull();
+  });
+  it('relabelByContext: a one-line "item" without a marker at a list\'s text column is text', () => {
+    // a list item (marker line at 20, continuation at 40), then a quoted line at 40 after a skip
+    const img = page(320, 200, [...para(40, 10, 2, -20), [40, 60, 300, 70], ...para(20, 100, 3, 0)]);
+    const kept = [det('list_item', [18, 8, 302, 38], 0.9), det('list_item', [38, 58, 302, 72], 0.8), det('text', [18, 98, 302, 144], 0.9)];
+    const out = relabelByContext(img, kept, kept, { veto: 0.6 });
+    expect(out.map((d) => d.cls)).toEqual(['list_item', 'text', 'text']);
+    // with its marker (cut off by the box) it stays an item, and the box takes the marker in
+    const img2 = page(320, 200, [...para(40, 10, 2, -20), [20, 60, 26, 70], [40, 60, 300, 70], ...para(20, 100, 3, 0)]);
+    const out2 = relabelByContext(img2, kept, kept, { veto: 0.6 });
+    expect(out2.map((d) => d.cls)).toEqual(['list_item', 'list_item', 'text']);
+    expect(out2[1].box[0]).toBeLessThan(20);
   });
 });
 

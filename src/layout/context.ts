@@ -18,7 +18,10 @@
  *   paragraphs are flush or indent their first line. A multi-line text/list_item region is
  *   relabelled from the first-ink x of its lines (a list item box that cut its marker off takes it
  *   back first). A one-line region is placed against the blocks of its column: at a list's marker
- *   column it is an item, at the paragraphs' body x (or well past it) text.
+ *   column it is an item, at the paragraphs' body x (or well past it) text. A marker the box cut
+ *   off (a small blob of ink just left of the line, `markerBefore`) counts as the line's start; a
+ *   "list item" with no marker that its column places as text is text, whatever the detector said.
+ * - **Paragraph skips**: lines more than one line height apart never read as one block.
  * - **Merged list items**: a list_item region with several hanging starts is split before each.
  *
  * Measured on the synthetic val pages (`npm run layout:eval`, docs/LAYOUT.md).
@@ -183,6 +186,10 @@ function hOverlap(a: Box, b: Box): number {
  * heights (the 99th percentile inside val blocks is 1.84).
  */
 export function oneBlock(lines: InkLine[], list: boolean): boolean {
+  // a blank of more than one line height between two lines is a paragraph skip (inside val
+  // blocks the widest gap is ≤ 0.81 line heights for 99 %)
+  const lh0 = median(lines.map((l) => l.y1 - l.y0));
+  if (lines.slice(1).some((l, k) => l.y0 - lines[k].y1 > lh0)) return false;
   if (lines.length === 2) {
     const [a, b] = lines;
     const lh = median(lines.map((l) => l.y1 - l.y0));
@@ -288,8 +295,49 @@ export function cutMarkerX(img: Image, box: Box, lines: InkLine[], pad = 4, inkB
     } else if (++gap > 0.5 * lh) break;
   }
   if (marker < 0) return null;
-  for (let x = marker; x <= start; x++) if (inkCol(x, lines[1])) return null;
+  // the second line may have its first letter cut by the box too: that letter (ink joined to the
+  // box edge by gaps ≤ 2 px) is its own; any other ink between the marker and it is not a marker's
+  let own = start + 1;
+  for (let x = start, gap2 = 0; x >= marker && gap2 <= 2; x--) {
+    if (inkCol(x, lines[1])) {
+      own = x;
+      gap2 = 0;
+    } else if (own <= start) gap2++;
+    else break;
+  }
+  for (let x = marker; x < own; x++) if (inkCol(x, lines[1])) return null;
+  if (own - marker < 0.4 * lh) return null;
   return marker;
+}
+
+/**
+ * The x of a list marker just left of a one-line region's ink: a small blob of ink in the line's
+ * rows (ink columns joined across gaps ≤ 0.3 line heights, ≤ 1.6 line heights wide — "•", "–",
+ * "(a)", "iv.") that ends ≤ 1.5 line heights before the line's first ink and has ≥ 0.6 line
+ * heights of blank (or the page edge) on its left — the neighbouring column's text runs on with
+ * word gaps only. Null when there is none.
+ */
+export function markerBefore(img: Image, line: InkLine, inkBelow = 140): number | null {
+  const lh = line.y1 - line.y0;
+  const inkCol = (x: number) => {
+    for (let y = line.y0; y < line.y1; y++) if (luma(img, x, y) < inkBelow) return true;
+    return false;
+  };
+  let x = line.x - 1;
+  const reach = Math.max(0, Math.floor(line.x - 1.5 * lh));
+  while (x >= reach && !inkCol(x)) x--;
+  if (x < reach) return null;
+  const right = x;
+  let left = x;
+  for (let gap = 0; x >= 0; x--) {
+    if (inkCol(x)) {
+      left = x;
+      gap = 0;
+    } else if (++gap > 0.3 * lh) break;
+  }
+  if (right - left + 1 > 1.6 * lh) return null;
+  for (let k = left - 1; k >= Math.max(0, Math.floor(left - 0.6 * lh)); k--) if (inkCol(k)) return null;
+  return left;
 }
 
 /**
@@ -471,8 +519,15 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     // look a little further left for a marker the box cut off (a column gap is ≥ 0.7 line heights)
     const lh = s.lines[0].y1 - s.lines[0].y0;
     const wide = inkLines(page, s.d.box, Math.max(4, 0.6 * lh));
-    const c = oneLineClass(s.d, wide.length === 1 ? wide : s.lines, shaped);
-    if (allowed(s.d, c)) s.d.cls = c;
+    // a list item starts with its marker: one just left of the line (the box cut it off) is the
+    // line's start; a "list item" with no marker that its column places as text is text, whatever
+    // the detector said (a quoted paragraph after a list sits at the items' text column)
+    let one = wide.length === 1 ? wide : s.lines;
+    const mk = markerBefore(page, one[0]);
+    if (mk !== null) one = [{ ...one[0], x: mk }];
+    const c = oneLineClass(s.d, one, shaped);
+    if (allowed(s.d, c) || (c === 'text' && s.d.cls === 'list_item' && mk === null)) s.d.cls = c;
+    if (mk !== null && s.d.cls === 'list_item' && mk < s.d.box[0]) s.d.box = [mk - 0.3 * lh, s.d.box[1], s.d.box[2], s.d.box[3]];
   }
   const res: T[] = [];
   for (const d of blocks) {

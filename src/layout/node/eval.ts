@@ -3,6 +3,7 @@
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
  *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line] [--no-weight] [--veto R]
+ *        [--explain]   (one line per page that fails end to end, on stderr: what was missed, extra, relabelled or out of order)
  *        [--class-thr page_number=0.25,… | none]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
@@ -125,6 +126,15 @@ async function main() {
     if (missed.length) errors.pages_with_missed++;
     if (extra.length) errors.pages_with_extra++;
     if (wrongClass.length) errors.pages_with_wrong_class++;
+    if (flags.explain && !(inOrder && seq.length === gt.length && m.every((g) => g >= 0))) {
+      const why = [
+        ...missed.map((g) => `missed ${g.cls}#${g.order}`),
+        ...extra.map((d) => `extra ${d!.cls}`),
+        ...ma.flatMap((g, i) => (g >= 0 && !hit.has(g) ? [`${gt[g].cls}#${gt[g].order}->${ordered[i].cls}`] : [])),
+        ...(inOrder ? [] : [`order ${seq.join(',')}`]),
+      ];
+      console.error(`${f}: ${why.join('; ')}`);
+    }
     sweep.forEach((th, k) => {
       const o = readingOrder(operating(img, raw.detections, th), { width: img.width, height: img.height });
       const mm = matchToTruth(o, gt);
