@@ -67,6 +67,19 @@ describe('relabelByContext', () => {
     expect(relabelByContext(img, [table, below, stray], sure, { veto: 0.7 }).map((d) => d.cls)).toEqual(['table', 'caption', 'caption']);
     expect(relabelByContext(img, [table, below, stray], sure).map((d) => d.cls)).toEqual(['table', 'caption', 'text']);
   });
+  it('a caption between a figure and a table goes to the one that leaves the other its own caption', () => {
+    // figure 100..300, its caption 310..320, table 330..500 (stronger, so it picks first), a one-line
+    // region hugging the table below (text 0.8, caption 0.5)
+    const img = page(400, H, [[20, 310, 300, 320], [20, 504, 300, 514]]);
+    const fig = det('figure', [10, 100, 310, 300], 0.8);
+    const cap = det('caption', [18, 308, 302, 322], 0.87);
+    const table = det('table', [10, 330, 310, 500], 0.9);
+    const below = det('text', [18, 502, 302, 516], 0.8);
+    const raw = [fig, cap, table, below, det('caption', [18, 502, 302, 516], 0.5)];
+    expect(relabelByContext(img, [fig, cap, table, below], raw).map((d) => d.cls)).toEqual(['figure', 'caption', 'table', 'caption']);
+    // without the figure the table keeps the stronger caption above; the region below stays text
+    expect(relabelByContext(img, [cap, table, below], raw).map((d) => d.cls)).toEqual(['caption', 'table', 'text']);
+  });
   it('no or weak caption evidence: the neighbour keeps its class', () => {
     const img = page(400, H, [[20, 310, 300, 320]]);
     const table = det('table', [10, 100, 310, 300]);

@@ -430,39 +430,65 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     const o0 = said.get(d);
     return !veto || !o0 || cls === o0.cls || (o0.evidence.get(cls) ?? 0) >= veto * o0.score;
   };
-  // captions: claimed by their table/figure, strongest tables/figures first
+  // captions: each table/figure claims at most one adjacent text-like region and each region goes
+  // to at most one of them; of the pairings that pass (below), the one with the most claims, then
+  // the most caption evidence, wins (a caption between a figure and a table goes to the one that
+  // leaves the other its own caption)
   const claimed = new Set<number>();
   const owners = out.map((d, i) => i).filter((i) => out[i].cls === 'table' || out[i].cls === 'figure').sort((a, b) => out[b].score - out[a].score);
-  for (const t of owners) {
-    let best = -1;
-    let bs = -1;
-    out.forEach((d, i) => {
-      if (!TEXTY.has(d.cls) || claimed.has(i) || verticalGap(d.box, out[t].box) > gapPx) return;
-      const s = alt[i].get('caption') ?? 0;
-      if (s > bs) {
-        bs = s;
-        best = i;
-      }
-    });
-    if (best < 0 || bs < evidence) continue;
+  const accepts = (t: number, i: number): boolean => {
+    const bs = alt[i].get('caption') ?? 0;
+    if (bs < evidence) return false;
+    if (out[i].cls === 'caption') return true;
+    if (!promote) return false;
     // weaker evidence is enough for a region that hugs the table/figure (≤ `tightGap` ink-line
     // heights away; body text sits further off, like the paragraph above an uncaptioned table)
     // and a promotion on the score ratio alone needs the region within `ratioGap` line heights
     // (on val, captions sit 0–0.75 line heights from their table; the e2e fixture's paragraph above
     // an uncaptioned table sits 1.1 off, scored text 0.68 / caption 0.59 by the 960×768 detector)
-    let tight = false;
-    let near = true;
-    if (promote && out[best].cls !== 'caption') {
-      const ls = linesOf(out[best].box);
-      const gap = verticalGap(out[best].box, out[t].box);
-      const lh = ls.length ? median(ls.map((l) => l.y1 - l.y0)) : 0;
-      if (ls.length) tight = bs >= tightEvidence && gap <= tightGap * lh;
-      if (ratioGap > 0 && ls.length) near = gap <= ratioGap * lh;
+    const ls = linesOf(out[i].box);
+    if (!ls.length) return bs >= ratio * out[i].score;
+    const gap = verticalGap(out[i].box, out[t].box);
+    const lh = median(ls.map((l) => l.y1 - l.y0));
+    const tight = bs >= tightEvidence && gap <= tightGap * lh;
+    const near = !(ratioGap > 0) || gap <= ratioGap * lh;
+    return tight || (near && bs >= ratio * out[i].score);
+  };
+  const options = owners.map((t) => out.flatMap((d, i) => (TEXTY.has(d.cls) && verticalGap(d.box, out[t].box) <= gapPx && accepts(t, i) ? [i] : [])));
+  let best: number[] = [];
+  let bestKey = [-1, -1];
+  const pick: number[] = [];
+  const search = (k: number, used: Set<number>, n: number, ev: number) => {
+    if (k === owners.length) {
+      if (n > bestKey[0] || (n === bestKey[0] && ev > bestKey[1] + 1e-12)) [best, bestKey] = [[...pick], [n, ev]];
+      return;
     }
-    if (out[best].cls === 'caption' || (promote && near && bs >= ratio * out[best].score) || tight) {
-      claimed.add(best);
-      out[best].cls = 'caption';
+    for (const i of options[k]) {
+      if (used.has(i)) continue;
+      used.add(i);
+      pick.push(i);
+      search(k + 1, used, n + 1, ev + (alt[i].get('caption') ?? 0));
+      pick.pop();
+      used.delete(i);
     }
+    pick.push(-1);
+    search(k + 1, used, n, ev);
+    pick.pop();
+  };
+  if (options.reduce((p, o) => p * (o.length + 1), 1) <= 1e5) search(0, new Set(), 0, 0);
+  else {
+    // too many pairings to try: strongest tables/figures first, each its best free region
+    const used = new Set<number>();
+    best = options.map((o) => {
+      const free = o.filter((i) => !used.has(i)).sort((a, b) => (alt[b].get('caption') ?? 0) - (alt[a].get('caption') ?? 0));
+      if (free.length) used.add(free[0]);
+      return free.length ? free[0] : -1;
+    });
+  }
+  for (const i of best) {
+    if (i < 0) continue;
+    claimed.add(i);
+    out[i].cls = 'caption';
   }
   out.forEach((d, i) => {
     if (d.cls !== 'caption' || claimed.has(i)) return;
