@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutDetector, operatingPoint } from './detector.ts';
+import { LayoutDetector, operatingPoint, splitEvidence } from './detector.ts';
 import type { OrtModuleLike, OrtTensorLike } from '../recognizer/vision.ts';
-import type { LayoutConfig } from './types.ts';
+import type { Detection, LayoutConfig } from './types.ts';
 
 // A fake onnxruntime: the "model" returns two regions (a header and a paragraph) on an 8x8 grid.
 const CONFIG: LayoutConfig = {
@@ -77,5 +77,23 @@ describe('LayoutDetector (fake runtime)', () => {
     const d = (cls: 'text' | 'page_number', score: number, y: number) => ({ cls, score, box: [0, y, 10, y + 5] as [number, number, number, number] });
     const raw = [d('text', 0.5, 0), d('page_number', 0.3, 20), d('text', 0.3, 40)];
     expect(operatingPoint(page, raw, 0.4, 0.7, false, { page_number: 0.25 }).map((x) => x.cls)).toEqual(['text', 'page_number']);
+  });
+});
+
+describe('splitEvidence', () => {
+  const d = (cls: Detection['cls'], score: number, box: Detection['box'] = [10, 10, 200, 30]): Detection => ({ cls, score, box });
+  it('keeps a region whose classes together are sure, as its strongest class', () => {
+    const raw = [d('section_heading', 0.48), d('text', 0.45, [12, 10, 200, 30]), d('list_item', 0.43), d('caption', 0.41)];
+    expect(splitEvidence(raw, [], 0.35, 0.65)).toEqual([raw[0]]);
+    // …through the operating point, where no class alone reaches 0.5
+    expect(operatingPoint({ width: 300, height: 100, channels: 1, data: new Uint8Array(30000).fill(255) }, raw, 0.5, 0.7, false, {}, [0.35, 0.65])).toEqual([raw[0]]);
+    expect(operatingPoint({ width: 300, height: 100, channels: 1, data: new Uint8Array(30000).fill(255) }, raw, 0.5, 0.7, false, {})).toEqual([]);
+  });
+  it('not below lo, not when the classes together are unsure, not over a region above threshold, not tables', () => {
+    expect(splitEvidence([d('text', 0.3), d('caption', 0.3)], [], 0.35, 0.65)).toEqual([]);
+    expect(splitEvidence([d('text', 0.45), d('caption', 0.2)], [], 0.35, 0.65)).toEqual([]);
+    const sure = d('text', 0.9, [10, 5, 200, 32]);
+    expect(splitEvidence([sure, d('section_heading', 0.48), d('text', 0.45)], [sure], 0.35, 0.65)).toEqual([]);
+    expect(splitEvidence([d('table', 0.48), d('figure', 0.45), d('formula', 0.43)], [], 0.35, 0.65)).toEqual([]);
   });
 });

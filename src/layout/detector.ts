@@ -11,7 +11,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
-import { decodeDetections, mergeFragments, suppressAcrossClasses } from './postprocess.ts';
+import { decodeDetections, iou, mergeFragments, suppressAcrossClasses } from './postprocess.ts';
 import { relabelByContext, type ContextOptions } from './context.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
@@ -31,6 +31,34 @@ export interface DetectOptions {
   context?: boolean;
 }
 
+/**
+ * Regions the detector saw but could not name: a raw detection below its class threshold (but ≥
+ * `lo`) that is the strongest of the boxes of all classes on the same spot (IoU ≥ 0.6), whose
+ * classes together are sure there is something (1 − ∏(1 − score) ≥ `combined`: a one-line region
+ * scored heading 0.48, text 0.45, list item 0.43, caption 0.41) and that no detection above
+ * threshold overlaps. Text-like classes only (tables, formulas and figures are not named by ink). Context (context.ts) then decides the class from ink and neighbours.
+ */
+export function splitEvidence(raw: readonly Detection[], above: readonly Detection[], lo: number, combined: number): Detection[] {
+  const out: Detection[] = [];
+  const taken = [...above];
+  for (const d of [...raw].sort((a, b) => b.score - a.score)) {
+    if (d.score < lo || above.includes(d) || d.cls === 'table' || d.cls === 'formula' || d.cls === 'figure') continue;
+    const group = raw.filter((r) => iou(r.box, d.box) >= 0.6);
+    if (group.some((r) => r.score > d.score)) continue;
+    if (1 - group.reduce((p, r) => p * (1 - r.score), 1) < combined) continue;
+    if (taken.some((k) => iou(k.box, d.box) > 0.3 || insideOf(d.box, k.box) > 0.5 || insideOf(k.box, d.box) > 0.5)) continue;
+    out.push(d);
+    taken.push(d);
+  }
+  return out;
+}
+
+function insideOf(a: Detection['box'], b: Detection['box']): number {
+  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? (w * h) / Math.max(1e-9, (a[2] - a[0]) * (a[3] - a[1])) : 0;
+}
+
 /** raw detections are decoded from this score so context.ts sees weaker classes of a region */
 export const EVIDENCE_THRESHOLD = 0.05;
 
@@ -40,8 +68,9 @@ export const EVIDENCE_THRESHOLD = 0.05;
  * suppression again, then (unless `context` is false) the context/ink class fixes, which use all
  * of `raw` as class evidence.
  */
-export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true, classThresholds: LayoutConfig['class_thresholds'] = {}): Detection[] {
-  const above = raw.filter((d) => d.score >= (classThresholds[d.cls] ?? threshold));
+export function operatingPoint(page: Image, raw: readonly Detection[], threshold: number, crossClassIou: number, context: boolean | ContextOptions = true, classThresholds: LayoutConfig['class_thresholds'] = {}, split?: LayoutConfig['split_evidence']): Detection[] {
+  const sure = raw.filter((d) => d.score >= (classThresholds[d.cls] ?? threshold));
+  const above = split?.length === 2 ? [...sure, ...splitEvidence(raw, sure, split[0], split[1])] : sure;
   // fragments of one table/formula/figure united, then suppression again (what lay inside the
   // fragments' union, e.g. a "formula" found in a table cell, goes with it)
   const kept = suppressAcrossClasses(mergeFragments(suppressAcrossClasses(above, crossClassIou)), crossClassIou);
@@ -118,7 +147,7 @@ export class LayoutDetector {
     // an explicit threshold applies to every class; otherwise the config's per-class points
     const perClass = opts.scoreThreshold === undefined ? this.config.class_thresholds : undefined;
     const context = withVeto(opts.context ?? true, this.config.context_veto);
-    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, context, perClass);
+    const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, context, perClass, this.config.split_evidence);
     return readingOrder(kept, { width: page.width, height: page.height });
   }
 

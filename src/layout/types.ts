@@ -44,6 +44,9 @@ export interface LayoutConfig {
   refine_classes?: RegionClass[];
   /** context.ts: a relabel needs raw evidence ≥ this × the detector's own score (0/absent: none) */
   context_veto?: number;
+  /** detector.ts splitEvidence: [lowest score, combined evidence] for regions whose class evidence
+   *  is split below threshold (absent or []: off) */
+  split_evidence?: [number, number] | [];
 }
 
 /** Checks a parsed config.json; says what is wrong and how to fix it. */
@@ -70,6 +73,10 @@ export function validateConfig(raw: unknown): LayoutConfig {
   }
   if (c.context_veto !== undefined && (typeof c.context_veto !== 'number' || !(c.context_veto >= 0 && c.context_veto <= 1))) {
     throw new Error('layout config.json: "context_veto" must be a number in [0, 1]' + fix);
+  }
+  const se = c.split_evidence;
+  if (se !== undefined && !(Array.isArray(se) && (se.length === 0 || se.length === 2) && se.every((v) => typeof v === 'number' && v >= 0 && v <= 1))) {
+    throw new Error('layout config.json: "split_evidence" must be [lowest score, combined evidence], both in [0, 1], or []' + fix);
   }
   if ((c.input_h as number) % (c.stride as number) || (c.input_w as number) % (c.stride as number)) {
     throw new Error('layout config.json: input_h/input_w must be multiples of stride' + fix);

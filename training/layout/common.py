@@ -40,6 +40,9 @@ class LayoutConfig:
     class_thresholds: dict = field(default_factory=lambda: {"page_number": 0.25})
     # TS only (context.ts): a context relabel needs raw evidence >= this x the detector's own score
     context_veto: float = 0.0
+    # TS only (detector.ts splitEvidence): [lowest score, combined evidence] for a region whose class
+    # evidence is split below threshold (heading 0.48, text 0.45, list 0.43); [] = off
+    split_evidence: list = field(default_factory=lambda: [0.35, 0.65])
 
     def to_json(self):
         return asdict(self)

@@ -66,6 +66,7 @@ def main():
     p.add_argument("--golden_page", default=os.path.join(REPO, "tools/synth/fixtures/p0950001.png"))
     p.add_argument("--score_threshold", type=float, default=None)
     p.add_argument("--context_veto", type=float, default=None, help="config.json context_veto (TS context step)")
+    p.add_argument("--split_evidence", default=None, help="config.json split_evidence as lo,combined ('none': off)")
     p.add_argument("--class_thresholds", default=None, help="config.json class_thresholds as cls=t,cls=t ('none': {})")
     p.add_argument("--update_metrics", default="", help="only put this eval JSON into <out>/manifest.json")
     a = p.parse_args()
@@ -84,6 +85,11 @@ def main():
         cfg.score_threshold = a.score_threshold
     if a.context_veto is not None:
         cfg.context_veto = a.context_veto
+    if a.split_evidence is not None:
+        se = [] if a.split_evidence == "none" else [float(v) for v in a.split_evidence.split(",")]
+        if se and (len(se) != 2 or not all(0 <= v <= 1 for v in se)):
+            sys.exit(f"--split_evidence: {a.split_evidence!r} is not lo,combined with both in [0, 1], or none")
+        cfg.split_evidence = se
     if a.class_thresholds is not None:
         pairs = [kv.split("=") for kv in a.class_thresholds.split(",")] if a.class_thresholds != "none" else []
         for kv in pairs:

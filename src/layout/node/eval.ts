@@ -3,6 +3,7 @@
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
  *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line] [--no-weight] [--veto R]
+ *        [--split lo,combined | none]   (regions with split class evidence; default: config.split_evidence)
  *        [--explain]   (one line per page that fails end to end, on stderr: what was missed, extra, relabelled or out of order)
  *        [--class-thr page_number=0.25,… | none]
  *
@@ -78,7 +79,10 @@ async function main() {
   for (const [k, v] of Object.entries(classThr)) {
     if (!det.config.classes.includes(k as RegionClass) || !(v >= 0 && v <= 1)) throw new Error(`--class-thr: "${k}=${v}" is not class=threshold with a known class and 0 ≤ threshold ≤ 1`);
   }
-  const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context, classThr);
+  // regions with split class evidence: the config's [lo, combined], --split lo,combined, or --split none
+  const split = flags.split === 'none' ? undefined : flags.split ? (flags.split.split(',').map(Number) as [number, number]) : det.config.split_evidence;
+  if (split && !(split.length === 2 && split.every((v) => v >= 0 && v <= 1))) throw new Error(`--split: "${flags.split}" is not lo,combined (both in [0, 1]) or none`);
+  const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context, classThr, split);
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
   const sweepOk = sweep.map(() => 0);
@@ -160,6 +164,7 @@ async function main() {
       operating_threshold: thr,
       class_thresholds: classThr,
       context_veto: context ? context.veto : null,
+      split_evidence: split ?? null,
       gt_failures: failures.slice(0, 20),
       end_to_end_by_threshold: Object.fromEntries(sweep.map((th, k) => [th, round4(sweepOk[k] / n)])),
       end_to_end_errors: errors,
