@@ -323,8 +323,11 @@ export function markerBefore(img: Image, line: InkLine, inkBelow = 140): number 
     for (let y = line.y0; y < line.y1; y++) if (luma(img, x, y) < inkBelow) return true;
     return false;
   };
-  let x = line.x - 1;
-  const reach = Math.max(0, Math.floor(line.x - 1.5 * lh));
+  // the line's own first letter (unbroken ink) may run on left of where the box let it be seen
+  let start = line.x;
+  while (start > 0 && inkCol(start - 1)) start--;
+  let x = start - 1;
+  const reach = Math.max(0, Math.floor(start - 1.5 * lh));
   while (x >= reach && !inkCol(x)) x--;
   if (x < reach) return null;
   const right = x;
