@@ -249,9 +249,10 @@ describe('markerBefore', () => {
     expect(markerBefore(page(320, 60, [[44, 15, 50, 25], [60, 10, 300, 30]]), line)).toBe(44);
     // "(a)": three glyphs joined across gaps ≤ 0.3 line heights
     expect(markerBefore(page(320, 60, [[30, 10, 34, 30], [38, 14, 44, 30], [48, 10, 52, 30], [60, 10, 300, 30]]), line)).toBe(30);
-    // the line seen from x 66, inside its first letter (60..70): the letter is the line's, the marker the blob before it
-    const cut = page(320, 60, [[44, 15, 50, 25], [60, 10, 70, 30], [74, 10, 300, 30]]);
-    expect(markerBefore(cut, { ...line, x: 66 })).toBe(44);
+    // the line seen from x 62, inside its first letter (56..66): the letter is the line's, the
+    // marker the blob 10 px before it (a gap wider than the 6 px that joins a marker's glyphs)
+    const cut = page(320, 60, [[40, 15, 46, 25], [56, 10, 66, 30], [70, 10, 300, 30]]);
+    expect(markerBefore(cut, { ...line, x: 62 })).toBe(40);
   });
   it('no ink, ink too far off, or the neighbouring column\'s text is not a marker', () => {
     expect(markerBefore(page(320, 60, [[60, 10, 300, 30]]), line)).toBeNull();
