@@ -73,6 +73,14 @@ describe('decodeDetections', () => {
 });
 
 describe('suppressAcrossClasses', () => {
+  it('a weaker text-like box around a display formula goes; a paragraph holding it stays', async () => {
+    const { suppressAcrossClasses } = await import('./postprocess.ts');
+    const f = { cls: 'formula' as const, box: [460, 651, 802, 683] as Box, score: 0.62 };
+    const loose = { cls: 'list_item' as const, box: [341, 650, 791, 682] as Box, score: 0.55 };
+    expect(suppressAcrossClasses([f, loose], 0.7)).toEqual([f]);
+    const para = { cls: 'text' as const, box: [100, 600, 1100, 760] as Box, score: 0.55 };
+    expect(suppressAcrossClasses([f, para], 0.7)).toEqual([f, para]);
+  });
   it('drops a lower-scoring duplicate of another class, keeps neighbours', async () => {
     const { suppressAcrossClasses } = await import('./postprocess.ts');
     const d = suppressAcrossClasses(

@@ -97,6 +97,7 @@ export function decodeDetections(
   return out.slice(0, o.maxDetections);
 }
 
+const BLOCKISH: ReadonlySet<RegionClass> = new Set(['table', 'formula', 'figure']);
 const LINE_CLASSES: ReadonlySet<RegionClass> = new Set(['title', 'section_heading', 'text', 'list_item', 'caption', 'footnote']);
 
 /**
@@ -105,7 +106,8 @@ const LINE_CLASSES: ReadonlySet<RegionClass> = new Set(['title', 'section_headin
  * read twice. Detections are taken by descending score; one is dropped when it overlaps a kept
  * detection of any class by IoU > iouThr, or lies inside one for more than `containThr` of its own
  * area, or (same class only) covers more than `containThr` of a kept one's area, or (text-like
- * classes) sits on the same rows (vertical IoU ≥ 0.6) across ≥ `containThr` of the narrower width.
+ * classes) sits on the same rows (vertical IoU ≥ 0.6) across ≥ `containThr` of the narrower width,
+ * or (a text-like box against a table/formula/figure) holds ≥ 90 % of the block and is ≥ 60 % block.
  * Not used for mAP.
  */
 export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: number, containThr = 0.75): T[] {
@@ -123,6 +125,9 @@ export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: nu
       // twice with a looser extent (a one-line paragraph plus the blank below it)
       const ka = area(k.box);
       if (k.cls === d.cls && ka > 0 && (iw * ih) / ka > containThr) return true;
+      // a weaker text-like box around a display formula (or table, figure): the block's own line
+      // with a looser extent, not a paragraph that merely holds inline math (that is far larger)
+      if (BLOCKISH.has(k.cls) && LINE_CLASSES.has(d.cls) && ka > 0 && (iw * ih) / ka >= 0.9 && (iw * ih) / a >= 0.6) return true;
       // two text-like boxes over the same rows, one spanning ≥ 75 % of the other's width: one line
       // (a heading found both as title and as section heading, with different extents)
       if (!LINE_CLASSES.has(k.cls) || !LINE_CLASSES.has(d.cls)) return false;
