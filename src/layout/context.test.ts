@@ -243,6 +243,18 @@ describe('oneLineClass', () => {
   });
 });
 
+describe('split list items', () => {
+  it('a piece of a split item that another box already holds is dropped', () => {
+    const img = page(320, 120, [...para(20, 10, 2, -10), ...para(20, 42, 3, -10)]);
+    const both = det('list_item', [8, 8, 302, 86], 0.9);
+    const first = det('list_item', [8, 6, 302, 40], 0.7);
+    const out = relabelByContext(img, [both, first], [both, first]);
+    expect(out.map((d) => [d.cls, ...d.box])).toEqual([['list_item', 8, 40, 302, 86], ['list_item', 8, 6, 302, 40]]);
+    // alone, the box is split in two
+    expect(relabelByContext(img, [both], [both]).map((d) => d.box)).toEqual([[8, 8, 302, 38], [8, 40, 302, 86]]);
+  });
+});
+
 describe('markerBefore', () => {
   const line = { y0: 10, y1: 30, x: 60, xEnd: 300 };
   it('finds a small blob of ink just left of a line, alone in its rows', () => {

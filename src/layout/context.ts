@@ -559,9 +559,14 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     if (mk !== null && s.d.cls === 'list_item' && mk < s.d.box[0]) s.d.box = [mk - 0.3 * lh, s.d.box[1], s.d.box[2], s.d.box[3]];
   }
   const res: T[] = [];
+  const pieces = new Map<T, T>(); // piece of a split item -> the box it came from
   for (const d of blocks) {
     const s = shaped.find((x) => x.d === d);
-    res.push(...(s && d.cls === 'list_item' ? splitListItem(d, s.lines) : [d]));
+    const parts = s && d.cls === 'list_item' ? splitListItem(d, s.lines) : [d];
+    if (parts.length > 1) for (const p of parts) pieces.set(p, d);
+    res.push(...parts);
   }
-  return res;
+  // a piece of a split item that another region already holds (the detector found that item on
+  // its own too) is that item twice
+  return res.filter((p) => !pieces.has(p) || !res.some((o) => o !== p && pieces.get(o) !== pieces.get(p) && TEXTY.has(o.cls) && inside(p.box, o.box) >= 0.75));
 }
