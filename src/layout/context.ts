@@ -122,6 +122,8 @@ export function inkLines(img: Image, box: Box, pad = 4, inkBelow = 140): InkLine
 }
 
 export const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+/** The lower of the two middle values for an even count (of two pitches, the block's own one). */
+const lowerMedian = (v: number[]) => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1];
 
 export type IndentKind = 'hanging' | 'indent' | 'flush' | 'one';
 
@@ -199,7 +201,7 @@ export function oneBlock(lines: InkLine[], list: boolean): boolean {
   }
   if (lines.length < 3) return false;
   const lh = median(lines.map((l) => l.y1 - l.y0));
-  const pitch = median(lines.slice(1).map((l, i) => l.y0 - lines[i].y0));
+  const pitch = lowerMedian(lines.slice(1).map((l, i) => l.y0 - lines[i].y0));
   const right = Math.max(...lines.map((l) => l.xEnd));
   const short = Math.max(1.5 * lh, 2 * median(lines.slice(0, -1).map((l) => right - l.xEnd)));
   const rest = lines.slice(1);
