@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -130,6 +130,13 @@ describe('oneBlock / mergeSplitBlocks', () => {
     expect(oneBlock(lines(para(20, 10, 4, -10)), true)).toBe(true);
     expect(oneBlock(lines([...para(20, 10, 2, -10), ...para(20, 42, 2, -10)]), true)).toBe(false);
   });
+  it('a line taller for its inline math keeps the blank between lines, not the pitch', () => {
+    const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
+    // blanks of 6 px throughout; the middle line is 20 px tall (pitches 16 and 26)
+    expect(oneBlock(lines([[20, 10, 300, 20], [20, 26, 300, 46], [20, 52, 300, 62]]), false)).toBe(true);
+    // a 16 px blank after 6 px ones is a skip
+    expect(oneBlock(lines([[20, 10, 300, 20], [20, 26, 300, 36], [20, 52, 300, 62]]), false)).toBe(false);
+  });
   it('two lines are one block only by their shape', () => {
     const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
     // marker line over its indented continuation: one item; two marker lines: two items
@@ -252,6 +259,26 @@ describe('split list items', () => {
     expect(out.map((d) => [d.cls, ...d.box])).toEqual([['list_item', 8, 40, 302, 86], ['list_item', 8, 6, 302, 40]]);
     // alone, the box is split in two
     expect(relabelByContext(img, [both], [both]).map((d) => d.box)).toEqual([[8, 8, 302, 38], [8, 40, 302, 86]]);
+  });
+});
+
+describe('splitParagraphs', () => {
+  it('splits before an indented line that follows a short one', () => {
+    // a one-line indented paragraph (short), then a paragraph with its first line indented
+    const img = page(320, 100, [[32, 10, 200, 20], [32, 26, 300, 36], [20, 42, 300, 52], [20, 58, 300, 68]]);
+    const d = det('text', [18, 8, 302, 72]);
+    const parts = splitParagraphs(img, d, inkLines(img, d.box));
+    expect(parts.map((p) => p.box.map((v) => Math.round(v * 100) / 100))).toEqual([[30, 7.2, 202, 21.1], [18, 23.2, 302, 72]]);
+    // the box cut the first line at its top: the piece follows the line up to its first row
+    const cut = det('text', [18, 14, 302, 72]);
+    expect(splitParagraphs(img, cut, inkLines(img, cut.box))[0].box[1]).toBeCloseTo(10 - 2.8);
+  });
+  it('one paragraph (first line indented, or a short line then a flush one) stays whole', () => {
+    const img = page(320, 100, para(20, 10, 4, 12));
+    const d = det('text', [18, 8, 302, 72]);
+    expect(splitParagraphs(img, d, inkLines(img, d.box))).toEqual([d]);
+    const flush = page(320, 100, [[20, 10, 200, 20], ...para(20, 26, 3, 0)]);
+    expect(splitParagraphs(flush, d, inkLines(flush, d.box))).toEqual([d]);
   });
 });
 

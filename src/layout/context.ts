@@ -22,7 +22,8 @@
  *   off (a small blob of ink just left of the line, `markerBefore`) counts as the line's start; a
  *   "list item" with no marker that its column places as text is text, whatever the detector said.
  * - **Paragraph skips**: lines more than one line height apart never read as one block.
- * - **Merged list items**: a list_item region with several hanging starts is split before each.
+ * - **Merged list items**: a list_item region with several hanging starts is split before each;
+ *   **merged paragraphs** (a short line, then an indented one) likewise (`splitParagraphs`).
  *
  * Measured on the synthetic val pages (`npm run layout:eval`, docs/LAYOUT.md).
  */
@@ -165,6 +166,39 @@ export function splitListItem<T extends Detection>(d: T, lines: InkLine[]): T[] 
   });
 }
 
+/**
+ * Splits a text box holding more than one paragraph before every line that starts a new one: a
+ * line indented past the body's x (≥ 0.4 line heights) right after a line that stops short of the
+ * right edge (≥ 1.5 line heights), the shape of a one-line indented paragraph over the first line
+ * of the next. The upper part is fitted to its lines' ink (a line the box cut at its top is
+ * followed up to its first row), the last part keeps the box's extent below its first line.
+ */
+export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: InkLine[]): T[] {
+  if (lines.length < 3) return [d];
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  const body = lowerMedian(lines.map((l) => l.x));
+  const right = Math.max(...lines.map((l) => l.xEnd));
+  const starts = lines.flatMap((l, k) => (k > 0 && l.x > body + 0.4 * lh && lines[k - 1].xEnd < right - 1.5 * lh ? [k] : []));
+  if (!starts.length) return [d];
+  const cuts = [0, ...starts, lines.length];
+  return cuts.slice(0, -1).map((s0, k) => {
+    const ls = lines.slice(s0, cuts[k + 1]);
+    const last = ls[ls.length - 1];
+    if (k === cuts.length - 2) return { ...d, box: [d.box[0], Math.max(d.box[1], ls[0].y0 - 0.28 * lh), d.box[2], d.box[3]] as Box };
+    const x0 = Math.min(...ls.map((l) => l.x));
+    const x1 = Math.max(...ls.map((l) => l.xEnd));
+    let top = ls[0].y0;
+    if (k === 0 && top <= Math.ceil(d.box[1])) {
+      const inkRow = (y: number) => {
+        for (let x = x0; x < x1; x++) if (luma(page, x, y) < 140) return true;
+        return false;
+      };
+      while (top > 0 && top > ls[0].y0 - lh && inkRow(top - 1)) top--;
+    }
+    return { ...d, box: [x0 - 2, top - 0.28 * lh, x1 + 2, last.y1 + 0.11 * lh] as Box };
+  });
+}
+
 /** Share of `a`'s area inside `b`. */
 function inside(a: Box, b: Box): number {
   const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
@@ -205,11 +239,15 @@ export function oneBlock(lines: InkLine[], list: boolean): boolean {
   const right = Math.max(...lines.map((l) => l.xEnd));
   const short = Math.max(1.5 * lh, 2 * median(lines.slice(0, -1).map((l) => right - l.xEnd)));
   const rest = lines.slice(1);
+  // the blank between lines: a line with tall inline math moves its top (and the pitch) but not
+  // the blank above it
+  const minGap = Math.min(...rest.map((l, k) => l.y0 - lines[k].y1));
   const body = median(list ? rest.map((l) => l.x) : lines.map((l) => l.x));
   if (list && !(lines[0].x < body - 0.4 * lh)) return false;
   return rest.every((l, k) => {
     const prev = lines[k];
-    return l.y0 - prev.y0 <= pitch + Math.max(2, 0.2 * lh) && Math.abs(l.x - body) <= 0.4 * lh && right - prev.xEnd <= short;
+    const pitchOk = l.y0 - prev.y0 <= pitch + Math.max(2, 0.2 * lh) || l.y0 - prev.y1 <= minGap + 0.25 * lh;
+    return pitchOk && Math.abs(l.x - body) <= 0.4 * lh && right - prev.xEnd <= short;
   });
 }
 
@@ -564,7 +602,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const pieces = new Map<T, T>(); // piece of a split item -> the box it came from
   for (const d of blocks) {
     const s = shaped.find((x) => x.d === d);
-    const parts = s && d.cls === 'list_item' ? splitListItem(d, s.lines) : [d];
+    const parts = s && d.cls === 'list_item' ? splitListItem(d, s.lines) : s && d.cls === 'text' ? splitParagraphs(page, d, s.lines) : [d];
     if (parts.length > 1) for (const p of parts) pieces.set(p, d);
     res.push(...parts);
   }
