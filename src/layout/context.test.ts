@@ -262,6 +262,20 @@ describe('split list items', () => {
   });
 });
 
+describe('splitFlushItems', () => {
+  it('two one-line items in one box are split along the detector\'s boxes for each', () => {
+    const img = page(320, 100, [[20, 10, 250, 20], [20, 26, 180, 36]]);
+    const both = det('list_item', [15, 6, 305, 40], 0.76);
+    const raw = [both, det('list_item', [14, 7, 260, 22], 0.54), det('list_item', [16, 23, 200, 39], 0.66)];
+    const out = relabelByContext(img, [both], raw, { veto: 0.6 });
+    expect(out.map((d) => [d.cls, ...d.box.map((v) => Math.round(v * 10) / 10)])).toEqual([['list_item', 18, 7.2, 252, 21.1], ['list_item', 18, 23.2, 182, 37.1]]);
+    // without those boxes it stays one region; a hanging item (marker line + continuation) is never split this way
+    expect(relabelByContext(img, [both], [both], { veto: 0.6 })).toHaveLength(1);
+    const hanging = page(320, 100, para(30, 10, 2, -10));
+    expect(relabelByContext(hanging, [both], raw, { veto: 0.6 })).toHaveLength(1);
+  });
+});
+
 describe('splitParagraphs', () => {
   it('splits before an indented line that follows a short one', () => {
     // a one-line indented paragraph (short), then a paragraph with its first line indented

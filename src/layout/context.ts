@@ -23,7 +23,8 @@
  *   "list item" with no marker that its column places as text is text, whatever the detector said.
  * - **Paragraph skips**: lines more than one line height apart never read as one block.
  * - **Merged list items**: a list_item region with several hanging starts is split before each;
- *   **merged paragraphs** (a short line, then an indented one) likewise (`splitParagraphs`).
+ *   **merged paragraphs** (a short line, then an indented one) likewise (`splitParagraphs`), and
+ *   a flush "list item" along the detector's own one-item boxes inside it (`splitFlushItems`).
  *
  * Measured on the synthetic val pages (`npm run layout:eval`, docs/LAYOUT.md).
  */
@@ -196,6 +197,33 @@ export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: I
       while (top > 0 && top > ls[0].y0 - lh && inkRow(top - 1)) top--;
     }
     return { ...d, box: [x0 - 2, top - 0.28 * lh, x1 + 2, last.y1 + 0.11 * lh] as Box };
+  });
+}
+
+/**
+ * A list item box whose lines all start at one x (no hanging indent: not one item) split along the
+ * detector's own weaker list item boxes inside it, when those cover every line once and are at
+ * least two (two one-line items found as one box and as each of the two). Each piece is fitted to
+ * the ink of its lines.
+ */
+export function splitFlushItems<T extends Detection>(d: T, lines: InkLine[], raw: readonly Detection[]): T[] {
+  if (lines.length < 2) return [d];
+  const parts = raw
+    .filter((r) => r.cls === 'list_item' && r.score >= 0.4 && r.box !== d.box && inside(r.box, d.box) >= 0.7)
+    .sort((a, b) => b.score - a.score);
+  const chosen: Detection[] = [];
+  for (const r of parts) {
+    if (chosen.some((c) => iou(c.box, r.box) > 0.2)) continue;
+    chosen.push(r);
+  }
+  const holds = (r: Detection, l: InkLine) => (l.y0 + l.y1) / 2 > r.box[1] && (l.y0 + l.y1) / 2 < r.box[3];
+  if (chosen.length < 2 || !lines.every((l) => chosen.filter((r) => holds(r, l)).length === 1) || !chosen.every((r) => lines.some((l) => holds(r, l)))) return [d];
+  // each piece fitted to the ink of its lines, where ground-truth boxes sit around it
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  return chosen.sort((a, b) => a.box[1] - b.box[1]).map((r) => {
+    const ls = lines.filter((l) => holds(r, l));
+    const box: Box = [Math.min(...ls.map((l) => l.x)) - 2, ls[0].y0 - 0.28 * lh, Math.max(...ls.map((l) => l.xEnd)) + 2, ls[ls.length - 1].y1 + 0.11 * lh];
+    return { ...d, box };
   });
 }
 
@@ -602,7 +630,8 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   const pieces = new Map<T, T>(); // piece of a split item -> the box it came from
   for (const d of blocks) {
     const s = shaped.find((x) => x.d === d);
-    const parts = s && d.cls === 'list_item' ? splitListItem(d, s.lines) : s && d.cls === 'text' ? splitParagraphs(page, d, s.lines) : [d];
+    const flushItems = s && s.kind === 'flush' && said.get(d)?.cls === 'list_item' ? splitFlushItems({ ...d, cls: 'list_item' as RegionClass }, s.lines, raw) : [d];
+    const parts = flushItems.length > 1 ? flushItems : !s ? [d] : d.cls === 'list_item' ? splitListItem(d, s.lines) : d.cls === 'text' ? splitParagraphs(page, d, s.lines) : [d];
     if (parts.length > 1) for (const p of parts) pieces.set(p, d);
     res.push(...parts);
   }
