@@ -73,25 +73,26 @@ describe('decodeDetections', () => {
 });
 
 describe('suppressAcrossClasses', () => {
+  const dt = (cls: RegionClass, box: Box, score: number): Detection => ({ cls, box, score });
   it('a weak box straddling two stronger ones is dropped; one mostly outside them stays', async () => {
     const { suppressAcrossClasses, coveredArea } = await import('./postprocess.ts');
-    const top = { cls: 'text' as const, box: [638, 138, 1094, 222] as Box, score: 0.85 };
-    const bottom = { cls: 'text' as const, box: [632, 243, 1088, 354] as Box, score: 0.9 };
+    const top = dt('text', [638, 138, 1094, 222], 0.85);
+    const bottom = dt('text', [632, 243, 1088, 354], 0.9);
     // rows 189..270: 33 + 27 of its 81 rows under the two boxes (74 %)
-    const straddler = { cls: 'text' as const, box: [634, 189, 1082, 270] as Box, score: 0.66 };
+    const straddler = dt('text', [634, 189, 1082, 270], 0.66);
     expect(coveredArea(straddler.box, [top.box, bottom.box])).toBe((1082 - 638) * 33 + (1082 - 634) * 27);
     expect(suppressAcrossClasses([bottom, top, straddler], 0.7)).toEqual([bottom, top]);
     // a one-line item 62 % under a two-item box stays
-    const two = { cls: 'list_item' as const, box: [673, 1390, 1160, 1449] as Box, score: 0.83 };
-    const item = { cls: 'list_item' as const, box: [684, 1377, 1117, 1411] as Box, score: 0.69 };
+    const two = dt('list_item', [673, 1390, 1160, 1449], 0.83);
+    const item = dt('list_item', [684, 1377, 1117, 1411], 0.69);
     expect(suppressAcrossClasses([two, item], 0.7)).toEqual([two, item]);
   });
   it('a weaker text-like box around a display formula goes; a paragraph holding it stays', async () => {
     const { suppressAcrossClasses } = await import('./postprocess.ts');
-    const f = { cls: 'formula' as const, box: [460, 651, 802, 683] as Box, score: 0.62 };
-    const loose = { cls: 'list_item' as const, box: [341, 650, 791, 682] as Box, score: 0.55 };
+    const f = dt('formula', [460, 651, 802, 683], 0.62);
+    const loose = dt('list_item', [341, 650, 791, 682], 0.55);
     expect(suppressAcrossClasses([f, loose], 0.7)).toEqual([f]);
-    const para = { cls: 'text' as const, box: [100, 600, 1100, 760] as Box, score: 0.55 };
+    const para = dt('text', [100, 600, 1100, 760], 0.55);
     expect(suppressAcrossClasses([f, para], 0.7)).toEqual([f, para]);
   });
   it('drops a lower-scoring duplicate of another class, keeps neighbours', async () => {
