@@ -293,6 +293,10 @@ describe('splitParagraphs', () => {
     expect(splitParagraphs(img, d, inkLines(img, d.box))).toEqual([d]);
     const flush = page(320, 100, [[20, 10, 200, 20], ...para(20, 26, 3, 0)]);
     expect(splitParagraphs(flush, d, inkLines(flush, d.box))).toEqual([d]);
+    // a short last line, then the top 5 px of the next paragraph's indented line cut by the box
+    const sliver = page(320, 100, [...para(20, 10, 2, 0), [20, 42, 200, 52], [40, 66, 300, 76]]);
+    const over = det('text', [18, 8, 302, 71]);
+    expect(splitParagraphs(sliver, over, inkLines(sliver, over.box))).toEqual([over]);
   });
 });
 

@@ -179,7 +179,8 @@ export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: I
   const lh = median(lines.map((l) => l.y1 - l.y0));
   const body = lowerMedian(lines.map((l) => l.x));
   const right = Math.max(...lines.map((l) => l.xEnd));
-  const starts = lines.flatMap((l, k) => (k > 0 && l.x > body + 0.4 * lh && lines[k - 1].xEnd < right - 1.5 * lh ? [k] : []));
+  // (a sliver under 0.6 line heights is a neighbour's line cut by the box, not a paragraph start)
+  const starts = lines.flatMap((l, k) => (k > 0 && l.x > body + 0.4 * lh && lines[k - 1].xEnd < right - 1.5 * lh && l.y1 - l.y0 >= 0.6 * lh ? [k] : []));
   if (!starts.length) return [d];
   const cuts = [0, ...starts, lines.length];
   return cuts.slice(0, -1).map((s0, k) => {
