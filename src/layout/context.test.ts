@@ -287,6 +287,16 @@ describe('splitParagraphs', () => {
     const cut = det('text', [18, 14, 302, 72]);
     expect(splitParagraphs(img, cut, inkLines(img, cut.box))[0].box[1]).toBeCloseTo(10 - 2.8);
   });
+  it('relabelByContext: the lower part split off a box joins the first line boxed on its own', () => {
+    // paragraph 1: indented line (its own box) + short flush line; paragraph 2: indented + 2 flush,
+    // one box over paragraph 1's second line and all of paragraph 2
+    const img = page(320, 100, [[32, 10, 300, 20], [20, 26, 200, 36], [32, 42, 300, 52], ...para(20, 58, 2, 0)]);
+    const first = det('text', [18, 8, 302, 22], 0.7);
+    const rest = det('text', [18, 24, 302, 88], 0.86);
+    const out = relabelByContext(img, [rest, first], [rest, first]);
+    const boxes = out.map((d) => [d.cls, ...d.box.map((v) => Math.round(v * 10) / 10)]).sort((p, q) => (p[2] as number) - (q[2] as number));
+    expect(boxes).toEqual([['text', 18, 8, 302, 37.1], ['text', 18, 39.2, 302, 88]]);
+  });
   it('one paragraph (first line indented, or a short line then a flush one) stays whole', () => {
     const img = page(320, 100, para(20, 10, 4, 12));
     const d = det('text', [18, 8, 302, 72]);

@@ -281,17 +281,18 @@ export function oneBlock(lines: InkLine[], list: boolean): boolean {
 }
 
 /**
- * Re-joins paragraphs and list items the detector cut in two, top to bottom within a column: a pair
+ * Re-joins paragraphs and list items (`lists` false: paragraphs only) the detector cut in two, top
+ * to bottom within a column: a pair
  * that overlaps horizontally by ≥ 80 % of the narrower box, with no other region between them,
  * merges when the lines of their union read as one block (`oneBlock`). A list item absorbs its
  * continuation whatever the lower part was called; a paragraph only a lower text part.
  */
-export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonly T[]): T[] {
+export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonly T[], lists = true): T[] {
   const out = [...dets]; // unmerged detections stay the same objects; a merge makes a new one
   const cy = (b: Box) => (b[1] + b[3]) / 2;
   for (let changed = true; changed; ) {
     changed = false;
-    const cand = out.filter((d) => d.cls === 'text' || d.cls === 'list_item').sort((p, q) => p.box[1] - q.box[1]);
+    const cand = out.filter((d) => d.cls === 'text' || (lists && d.cls === 'list_item')).sort((p, q) => p.box[1] - q.box[1]);
     search: for (const a of cand) {
       for (const b of cand) {
         if (a === b || b.box[1] < a.box[1] || cy(b.box) <= cy(a.box) || hOverlap(a.box, b.box) < 0.8) continue;
@@ -638,5 +639,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   }
   // a piece of a split item that another region already holds (the detector found that item on
   // its own too) is that item twice
-  return res.filter((p) => !pieces.has(p) || !res.some((o) => o !== p && pieces.get(o) !== pieces.get(p) && TEXTY.has(o.cls) && inside(p.box, o.box) >= 0.75));
+  const kept2 = res.filter((p) => !pieces.has(p) || !res.some((o) => o !== p && pieces.get(o) !== pieces.get(p) && TEXTY.has(o.cls) && inside(p.box, o.box) >= 0.75));
+  // a split can free the lower lines of a paragraph whose first line is a box of its own: join again
+  return merge && pieces.size ? mergeSplitBlocks(page, kept2, false) : kept2;
 }
