@@ -29,7 +29,7 @@
  * Measured on the synthetic val pages (`npm run layout:eval`, docs/LAYOUT.md).
  */
 import type { Image } from '../recognizer/image.ts';
-import { iou } from './postprocess.ts';
+import { inside, iou } from './postprocess.ts';
 import { luma } from './refine.ts';
 import type { Box, Detection, RegionClass } from './types.ts';
 
@@ -226,13 +226,6 @@ export function splitFlushItems<T extends Detection>(d: T, lines: InkLine[], raw
     const box: Box = [Math.min(...ls.map((l) => l.x)) - 2, ls[0].y0 - 0.28 * lh, Math.max(...ls.map((l) => l.xEnd)) + 2, ls[ls.length - 1].y1 + 0.11 * lh];
     return { ...d, box };
   });
-}
-
-/** Share of `a`'s area inside `b`. */
-function inside(a: Box, b: Box): number {
-  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
-  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
-  return w > 0 && h > 0 ? (w * h) / Math.max(1e-9, (a[2] - a[0]) * (a[3] - a[1])) : 0;
 }
 
 /** Horizontal overlap of two boxes as a fraction of the narrower one. */

@@ -11,7 +11,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
-import { decodeDetections, iou, mergeFragments, suppressAcrossClasses } from './postprocess.ts';
+import { BLOCK_CLASSES, decodeDetections, inside, iou, mergeFragments, suppressAcrossClasses } from './postprocess.ts';
 import { relabelByContext, type ContextOptions } from './context.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
@@ -36,27 +36,22 @@ export interface DetectOptions {
  * `lo`) that is the strongest of the boxes of all classes on the same spot (IoU ≥ 0.6), whose
  * classes together are sure there is something (1 − ∏(1 − score) ≥ `combined`: a one-line region
  * scored heading 0.48, text 0.45, list item 0.43, caption 0.41) and that no detection above
- * threshold overlaps. Text-like classes only (tables, formulas and figures are not named by ink). Context (context.ts) then decides the class from ink and neighbours.
+ * threshold overlaps. Text-like classes only (tables, formulas and figures are not named by ink).
+ * Context (context.ts) then decides the class from ink and neighbours.
  */
 export function splitEvidence(raw: readonly Detection[], above: readonly Detection[], lo: number, combined: number): Detection[] {
   const out: Detection[] = [];
   const taken = [...above];
   for (const d of [...raw].sort((a, b) => b.score - a.score)) {
-    if (d.score < lo || above.includes(d) || d.cls === 'table' || d.cls === 'formula' || d.cls === 'figure') continue;
+    if (d.score < lo || above.includes(d) || BLOCK_CLASSES.includes(d.cls)) continue;
     const group = raw.filter((r) => iou(r.box, d.box) >= 0.6);
     if (group.some((r) => r.score > d.score)) continue;
     if (1 - group.reduce((p, r) => p * (1 - r.score), 1) < combined) continue;
-    if (taken.some((k) => iou(k.box, d.box) > 0.3 || insideOf(d.box, k.box) > 0.5 || insideOf(k.box, d.box) > 0.5)) continue;
+    if (taken.some((k) => iou(k.box, d.box) > 0.3 || inside(d.box, k.box) > 0.5 || inside(k.box, d.box) > 0.5)) continue;
     out.push(d);
     taken.push(d);
   }
   return out;
-}
-
-function insideOf(a: Detection['box'], b: Detection['box']): number {
-  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
-  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
-  return w > 0 && h > 0 ? (w * h) / Math.max(1e-9, (a[2] - a[0]) * (a[3] - a[1])) : 0;
 }
 
 /** raw detections are decoded from this score so context.ts sees weaker classes of a region */

@@ -9,6 +9,13 @@ export function area(b: Box): number {
   return Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1]);
 }
 
+/** Share of `a`'s area inside `b`. */
+export function inside(a: Box, b: Box): number {
+  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? (w * h) / Math.max(1e-9, (a[2] - a[0]) * (a[3] - a[1])) : 0;
+}
+
 export function iou(a: Box, b: Box): number {
   const iw = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
   const ih = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
@@ -97,7 +104,6 @@ export function decodeDetections(
   return out.slice(0, o.maxDetections);
 }
 
-const BLOCKISH: ReadonlySet<RegionClass> = new Set(['table', 'formula', 'figure']);
 const LINE_CLASSES: ReadonlySet<RegionClass> = new Set(['title', 'section_heading', 'text', 'list_item', 'caption', 'footnote']);
 
 /**
@@ -130,7 +136,7 @@ export function suppressAcrossClasses<T extends Detection>(dets: T[], iouThr: nu
       if (k.cls === d.cls && ka > 0 && (iw * ih) / ka > containThr) return true;
       // a weaker text-like box around a display formula (or table, figure): the block's own line
       // with a looser extent, not a paragraph that merely holds inline math (that is far larger)
-      if (BLOCKISH.has(k.cls) && LINE_CLASSES.has(d.cls) && ka > 0 && (iw * ih) / ka >= 0.9 && (iw * ih) / a >= 0.6) return true;
+      if (BLOCK_CLASSES.includes(k.cls) && LINE_CLASSES.has(d.cls) && ka > 0 && (iw * ih) / ka >= 0.9 && (iw * ih) / a >= 0.6) return true;
       // two text-like boxes over the same rows, one spanning ≥ 75 % of the other's width: one line
       // (a heading found both as title and as section heading, with different extents)
       if (!LINE_CLASSES.has(k.cls) || !LINE_CLASSES.has(d.cls)) return false;
