@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from common import CLS_INDEX, fit_scale, load_page_image, preprocess, read_pages
+from pack import read_pack, unpack_image
 from targets import assign
 
 
@@ -16,9 +17,17 @@ class PageSet:
 
     def __init__(self, roots, cfg, cache_dir, limit=0, log=print):
         self.cfg = cfg
-        pages = []
+        pages, packed = [], {}
         for root in str(roots).split(","):
-            if root:
+            if root.endswith(".npz"):  # training/layout/pack.py: pages already letterboxed
+                meta, pp, blobs = read_pack(root)
+                if (meta["input_h"], meta["input_w"]) != (cfg.input_h, cfg.input_w):
+                    raise ValueError(f"{root} was packed for {meta['input_h']}x{meta['input_w']}, "
+                                     f"not {cfg.input_h}x{cfg.input_w}")
+                for p, b in zip(pp, blobs):
+                    packed[p["id"]] = (b, tuple(p["shape"]), meta["levels"], p["scale"])
+                    pages.append(p)
+            elif root:
                 pages += read_pages(root)
         if limit:
             pages = pages[:limit]
@@ -28,6 +37,12 @@ class PageSet:
         t0 = time.time()
         self.imgs, self.scales, kept = [], [], []
         for i, p in enumerate(pages):
+            if p["id"] in packed:
+                blob, shape, levels, s = packed[p["id"]]
+                self.imgs.append(unpack_image(blob, shape, levels))
+                self.scales.append(s)
+                kept.append(p)
+                continue
             if not os.path.exists(p["image"]):
                 continue
             path = os.path.join(cdir, f'{p["id"]}_{os.path.getsize(p["image"])}.npy')

@@ -62,6 +62,8 @@ def parse(argv=None):
     p.add_argument("--no_augment", action="store_true")
     p.add_argument("--no_inst_weight", action="store_true", help="plain per-cell positives (no small-box re-weighting)")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--workers", type=int, default=0,
+                   help="build batches in this many worker processes (a GPU machine); 0 = in the loop")
     return p.parse_args(argv)
 
 
@@ -99,6 +101,25 @@ def evaluate(net, pages, cfg, device, n=0, batch=8):
             gts.append([{"cls": CLASSES.index(r["cls"]), "box": r["box"]} for r in p["regions"]])
     net.train()
     return map_report(dets, gts, cfg.classes)
+
+
+class Batches(torch.utils.data.IterableDataset):
+    """Endless augmented batches from worker processes: each worker walks its own permutations."""
+
+    def __init__(self, pages, batch, augment, seed):
+        self.pages, self.bs, self.augment, self.seed = pages, batch, augment, seed
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        wid = info.id if info else 0
+        torch.set_num_threads(1)
+        rng = np.random.default_rng([self.seed, wid])
+        while True:
+            perm = rng.permutation(len(self.pages))
+            for b0 in range(0, len(perm) - self.bs + 1, self.bs):
+                x, c, t, w = self.pages.batch(perm[b0:b0 + self.bs], rng, self.augment)
+                # uint8 through shared memory (a quarter of the bytes); the main process divides
+                yield (x * 255).round_().to(torch.uint8), c, t, w
 
 
 def lr_at(args, step, elapsed):
@@ -144,7 +165,7 @@ def main(argv=None):
 
     cache = os.path.join(os.path.dirname(os.path.normpath(args.run)), "cache")
     train = PageSet(args.train, cfg, cache, args.limit, log)
-    val = PageSet(args.val, cfg, cache, args.eval_pages, log) if args.val and os.path.isdir(args.val) else None
+    val = PageSet(args.val, cfg, cache, args.eval_pages, log) if args.val and (os.path.isdir(args.val) or args.val.endswith(".npz")) else None
     log(f"train pages {len(train)}, val pages {len(val) if val else 0}")
     rng = np.random.default_rng(args.seed + step)
 
@@ -164,17 +185,37 @@ def main(argv=None):
     net.train()
     t_ck = t_ev = time.time()
     perm, pi = rng.permutation(len(train)), 0
+    loader = None
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True  # one input size
+    if args.workers:
+        loader = iter(torch.utils.data.DataLoader(
+            Batches(train, args.batch, not args.no_augment, args.seed + step), batch_size=None,
+            num_workers=args.workers, pin_memory=device.type == "cuda", prefetch_factor=4))
     agg, t_log = [], time.time()
     while not stop["flag"]:
         if (args.steps and step >= args.steps) or (not args.steps and elapsed >= args.minutes * 60):
             break
         t0 = time.time()
-        if pi + args.batch > len(perm):
-            perm, pi = rng.permutation(len(train)), 0
-        idx = perm[pi:pi + args.batch]
-        pi += args.batch
-        x, cls_t, ltrb_t, inst_w = train.batch(idx, rng, not args.no_augment)
-        x, cls_t, ltrb_t, inst_w = x.to(device), cls_t.to(device), ltrb_t.to(device), inst_w.to(device)
+        batch = None
+        if loader is not None:
+            try:
+                batch = next(loader)
+                batch = (batch[0].to(device, non_blocking=True).float() / 255.0,) + tuple(batch[1:])
+            except Exception as e:  # e.g. a worker killed for lack of shared memory
+                log(f"batch workers failed ({type(e).__name__}: {e}); building batches in the loop")
+                loader = batch = None
+        if batch is not None:
+            x, cls_t, ltrb_t, inst_w = batch
+        else:
+            if pi + args.batch > len(perm):
+                perm, pi = rng.permutation(len(train)), 0
+            idx = perm[pi:pi + args.batch]
+            pi += args.batch
+            x, cls_t, ltrb_t, inst_w = train.batch(idx, rng, not args.no_augment)
+        nb = loader is not None
+        x, cls_t, ltrb_t, inst_w = (x.to(device, non_blocking=nb), cls_t.to(device, non_blocking=nb),
+                                    ltrb_t.to(device, non_blocking=nb), inst_w.to(device, non_blocking=nb))
         lr = lr_at(args, step, elapsed)
         for g in opt.param_groups:
             g["lr"] = lr
