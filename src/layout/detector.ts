@@ -16,6 +16,7 @@ import { relabelByContext, type ContextOptions } from './context.ts';
 import { preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
 import { readingOrder } from './reading-order.ts';
+import { RegionClassifier } from './reclass.ts';
 import { validateConfig, type Detection, type LayoutConfig, type Region, type RegionClass } from './types.ts';
 
 export interface DetectOptions {
@@ -29,6 +30,8 @@ export interface DetectOptions {
   refineClasses?: RegionClass[];
   /** class fixes from page context and ink (context.ts); default on */
   context?: boolean;
+  /** the second look at text-like classes (reclass.ts) when the model has one; default on */
+  reclass?: boolean;
 }
 
 /**
@@ -96,18 +99,23 @@ export class LayoutDetector {
     readonly ort: OrtModuleLike,
     readonly session: OrtSessionLike,
     readonly config: LayoutConfig,
+    readonly reclass: RegionClassifier | null,
   ) {
     this.input = new Float32Array(config.input_h * config.input_w);
   }
 
-  /** `model`: ONNX bytes (or a path/URL, passed to InferenceSession.create untouched). */
-  static async create(ort: OrtModuleLike, model: Uint8Array | string, config: unknown, sessionOptions?: unknown): Promise<LayoutDetector> {
+  /**
+   * `model`: ONNX bytes (or a path/URL, passed to InferenceSession.create untouched). `reclassModel`:
+   * the bytes of config.reclass.model when the config names one (without them the second look is off).
+   */
+  static async create(ort: OrtModuleLike, model: Uint8Array | string, config: unknown, sessionOptions?: unknown, reclassModel?: Uint8Array | string): Promise<LayoutDetector> {
     const cfg = validateConfig(typeof config === 'string' ? JSON.parse(config) : config);
     const session = await ort.InferenceSession.create(model, sessionOptions);
     for (const n of ['scores', 'boxes']) {
       if (!session.outputNames.includes(n)) throw new Error(`layout.onnx has no output "${n}" (outputs: ${session.outputNames.join(', ')}); re-export it`);
     }
-    return new LayoutDetector(ort, session, cfg);
+    const rc = cfg.reclass && reclassModel ? await RegionClassifier.create(ort, reclassModel, cfg.classes, cfg.reclass, sessionOptions) : null;
+    return new LayoutDetector(ort, session, cfg, rc);
   }
 
   /** Runs the network on a prepared input (1 × input_h × input_w) → raw scores and boxes. */
@@ -143,11 +151,13 @@ export class LayoutDetector {
     const perClass = opts.scoreThreshold === undefined ? this.config.class_thresholds : undefined;
     const context = withVeto(opts.context ?? true, this.config.context_veto);
     const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, context, perClass, this.config.split_evidence);
-    return readingOrder(kept, { width: page.width, height: page.height });
+    const named = this.reclass && opts.reclass !== false ? await this.reclass.relabel(page, kept) : kept;
+    return readingOrder(named, { width: page.width, height: page.height });
   }
 
   async release(): Promise<void> {
     await this.session.release?.();
+    await this.reclass?.release();
   }
 }
 
@@ -163,5 +173,6 @@ export async function loadLayoutDetector(
 ): Promise<LayoutDetector> {
   const cfg = JSON.parse(new TextDecoder().decode(await fetchBytes(`${dir}/config.json`)));
   const model = await fetchBytes(`${dir}/layout.onnx`);
-  return LayoutDetector.create(ort, model, cfg, sessionOptions);
+  const rc = cfg?.reclass?.model ? await fetchBytes(`${dir}/${cfg.reclass.model}`) : undefined;
+  return LayoutDetector.create(ort, model, cfg, sessionOptions, rc);
 }

@@ -69,3 +69,17 @@ describe.runIf(HAVE)('layout.onnx vs PyTorch golden vectors', () => {
     await det.release();
   });
 });
+
+describe.runIf(existsSync(`${DIR}/manifest.json`))('layout manifest', () => {
+  it('lists every model file with its sha256 and size, and covers the files the config names', async () => {
+    const { createHash } = await import('node:crypto');
+    const m = JSON.parse(readFileSync(`${DIR}/manifest.json`, 'utf8'));
+    for (const [name, f] of Object.entries(m.files as Record<string, { sha256: string; bytes: number }>)) {
+      const b = readFileSync(`${DIR}/${name}`);
+      expect(b.length, name).toBe(f.bytes);
+      expect(createHash('sha256').update(b).digest('hex'), name).toBe(f.sha256);
+    }
+    const config = JSON.parse(readFileSync(`${DIR}/config.json`, 'utf8'));
+    for (const name of ['layout.onnx', 'config.json', ...(config.reclass ? [config.reclass.model] : [])]) expect(m.files[name], name).toBeDefined();
+  });
+});

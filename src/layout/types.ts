@@ -3,6 +3,7 @@
  * training/layout/common.py `LayoutConfig`, the JSON file and here).
  */
 import { REGION_CLASSES, type RegionClass } from '../markdown/types.ts';
+import type { ReclassConfig } from './reclass.ts';
 
 export { REGION_CLASSES, type RegionClass };
 
@@ -47,6 +48,8 @@ export interface LayoutConfig {
   /** detector.ts splitEvidence: [lowest score, combined evidence] for regions whose class evidence
    *  is split below threshold (absent or []: off) */
   split_evidence?: [number, number] | [];
+  /** reclass.ts: a second look at text-like classes (absent: off) */
+  reclass?: ReclassConfig;
 }
 
 /** Checks a parsed config.json; says what is wrong and how to fix it. */
@@ -77,6 +80,12 @@ export function validateConfig(raw: unknown): LayoutConfig {
   const se = c.split_evidence;
   if (se !== undefined && !(Array.isArray(se) && (se.length === 0 || se.length === 2) && se.every((v) => typeof v === 'number' && v >= 0 && v <= 1))) {
     throw new Error('layout config.json: "split_evidence" must be [lowest score, combined evidence], both in [0, 1], or []' + fix);
+  }
+  const rc = c.reclass as Record<string, unknown> | undefined;
+  if (rc !== undefined) {
+    if (!rc || typeof rc !== 'object' || typeof rc.model !== 'string' || !rc.model) throw new Error('layout config.json: "reclass.model" must name the classifier file' + fix);
+    if (typeof rc.min_prob !== 'number' || !(rc.min_prob >= 0 && rc.min_prob <= 1)) throw new Error('layout config.json: "reclass.min_prob" must be a number in [0, 1]' + fix);
+    if (!Array.isArray(rc.classes) || !rc.classes.every((k) => (c.classes as string[]).includes(k))) throw new Error('layout config.json: "reclass.classes" must list classes of the detector' + fix);
   }
   if ((c.input_h as number) % (c.stride as number) || (c.input_w as number) % (c.stride as number)) {
     throw new Error('layout config.json: input_h/input_w must be multiples of stride' + fix);

@@ -106,3 +106,53 @@ class TestPost(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestReclass(unittest.TestCase):
+    def test_window_scale_mask_and_paper(self):
+        from reclass import WIN_H, WIN_W, ReClass, window
+        g = np.full((300, 1275), 255, np.float32)
+        g[200:220, 100:140] = 0
+        win, geom = window(g, [100, 200, 140, 220])
+        self.assertEqual(win.shape, (2, WIN_H, WIN_W))
+        self.assertAlmostEqual(float(win[0, 11, 23]), 1.0, places=6)   # ink inside the box
+        self.assertAlmostEqual(float(win[0, 2, 2]), 0.0, places=6)     # paper above-left
+        self.assertEqual(int(win[1].sum()), 30 * 15)                   # 40 x 20 px at 0.75
+        self.assertEqual(float(win[0, WIN_H - 1, 20]), 0.0)            # below the page reads white
+        np.testing.assert_allclose(geom, [100 / 1275, 200 / 300, 140 / 1275, 220 / 300, 0.2, 0.04], rtol=1e-6)
+        out = ReClass()(torch.from_numpy(win[None]), torch.from_numpy(geom[None]))
+        self.assertEqual(tuple(out.shape), (1, 12))
+
+
+class TestPack(unittest.TestCase):
+    def test_pack_round_trip_and_pageset(self):
+        import json
+        import tempfile
+        from PIL import Image
+        from data import PageSet
+        from pack import main as pack_main, pack_image, unpack_image
+        a = (np.arange(37 * 23) % 256).astype(np.uint8).reshape(37, 23)
+        for levels in (256, 8):
+            b = unpack_image(pack_image(a, levels), a.shape, levels)
+            self.assertLessEqual(int(np.abs(b.astype(int) - a).max()), 255 // (2 * (levels - 1)) + 1)
+        self.assertTrue(np.array_equal(unpack_image(pack_image(a, 256), a.shape, 256), a))
+        cfg = LayoutConfig(input_h=64, input_w=48, width=8, fpn_dim=8)
+        with tempfile.TemporaryDirectory() as d:
+            page = np.full((120, 90), 255, np.uint8)
+            page[20:40, 10:70] = 0
+            Image.fromarray(page).save(os.path.join(d, "p1.png"))
+            reg = {"cls": "text", "box": [10, 20, 70, 40], "order": 0}
+            with open(os.path.join(d, "p1.json"), "w") as f:
+                json.dump({"id": "p1", "image": "p1.png", "width": 90, "height": 120, "regions": [reg]}, f)
+            with open(os.path.join(d, "config.json"), "w") as f:
+                json.dump(cfg.to_json(), f)
+            pack_main(["--roots", d, "--out", os.path.join(d, "p.npz"), "--config", os.path.join(d, "config.json"),
+                       "--levels", "256"])
+            direct = PageSet(d, cfg, os.path.join(d, "cache"), log=lambda *_: None)
+            packed = PageSet(os.path.join(d, "p.npz"), cfg, os.path.join(d, "cache2"), log=lambda *_: None)
+            self.assertEqual(len(packed), 1)
+            self.assertTrue(np.array_equal(packed.image(0), direct.image(0)))
+            np.testing.assert_allclose(packed.boxes[0], direct.boxes[0])
+            self.assertEqual(packed.labels[0].tolist(), direct.labels[0].tolist())
+            with self.assertRaises(ValueError):  # a pack made for another input size
+                PageSet(os.path.join(d, "p.npz"), LayoutConfig(input_h=32, input_w=24), d, log=lambda *_: None)

@@ -4,6 +4,7 @@
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
  *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line] [--no-weight] [--veto R]
  *        [--split lo,combined | none]   (regions with split class evidence; default: config.split_evidence)
+ *        [--no-reclass | --reclass-prob P]  (the second look at text-like classes; default: config.reclass)
  *        [--explain]   (one line per page that fails end to end, on stderr: what was missed, extra, relabelled or out of order)
  *        [--class-thr page_number=0.25,… | none]
  *
@@ -17,6 +18,7 @@ import { mapReport, type Scored, type Truth } from '../map.ts';
 import { EVIDENCE_THRESHOLD, operatingPoint } from '../detector.ts';
 import { iou } from '../postprocess.ts';
 import { readingOrder } from '../reading-order.ts';
+import { grayPlane } from '../preprocess.ts';
 import type { Image } from '../../recognizer/image.ts';
 import type { Box, RegionClass } from '../types.ts';
 import { loadDetector, parseFlags, readPngRgb } from './io.ts';
@@ -82,7 +84,17 @@ async function main() {
   // regions with split class evidence: the config's [lo, combined], --split lo,combined, or --split none
   const split = flags.split === 'none' ? undefined : flags.split ? (flags.split.split(',').map(Number) as [number, number]) : det.config.split_evidence;
   if (split && !(split.length === 2 && split.every((v) => v >= 0 && v <= 1))) throw new Error(`--split: "${flags.split}" is not lo,combined (both in [0, 1]) or none`);
-  const operating = (img: Image, ds: typeof dets[number], th: number) => operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context, classThr, split);
+  // the second look at text-like classes (reclass.ts): the config's, --reclass-prob P, or --no-reclass
+  const rc = flags['no-reclass'] ? null : det.reclass;
+  if (rc && flags['reclass-prob'] !== undefined) {
+    const p = Number(flags['reclass-prob']);
+    if (!(p >= 0 && p <= 1)) throw new Error(`--reclass-prob: "${flags['reclass-prob']}" is not a probability`);
+    rc.config.min_prob = p;
+  }
+  const operating = async (img: Image, gray: Float32Array, ds: typeof dets[number], th: number) => {
+    const kept = operatingPoint(img, ds.filter((d) => d.score >= EVIDENCE_THRESHOLD), th, xiou, context, classThr, split);
+    return rc ? rc.relabel(img, kept, gray) : kept;
+  };
   // end-to-end reading order at other operating points (to pick config.score_threshold)
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
   const sweepOk = sweep.map(() => 0);
@@ -103,7 +115,8 @@ async function main() {
     else failures.push(f);
     // (b) end to end: operating-point detections, ordered, matched back to the truth
     const t0 = performance.now();
-    const ordered = readingOrder(operating(img, raw.detections, thr), { width: img.width, height: img.height });
+    const gray = grayPlane(img);
+    const ordered = readingOrder(await operating(img, gray, raw.detections, thr), { width: img.width, height: img.height });
     t.order += performance.now() - t0;
     const m = matchToTruth(ordered, gt);
     const seq = m.filter((g) => g >= 0).map((g) => gt[g].order);
@@ -139,12 +152,12 @@ async function main() {
       ];
       console.error(`${f}: ${why.join('; ')}`);
     }
-    sweep.forEach((th, k) => {
-      const o = readingOrder(operating(img, raw.detections, th), { width: img.width, height: img.height });
+    for (const [k, th] of sweep.entries()) {
+      const o = readingOrder(await operating(img, gray, raw.detections, th), { width: img.width, height: img.height });
       const mm = matchToTruth(o, gt);
       const sq = mm.map((g) => (g >= 0 ? gt[g].order : -1));
       if (sq.every((v, i) => v >= 0 && (i === 0 || v > sq[i - 1])) && sq.length === gt.length) sweepOk[k]++;
-    });
+    }
   }
   const n = files.length;
   const rep = mapReport(dets, gts, det.config.classes);
@@ -165,6 +178,7 @@ async function main() {
       class_thresholds: classThr,
       context_veto: context ? context.veto : null,
       split_evidence: split ?? null,
+      reclass: rc ? rc.config : null,
       gt_failures: failures.slice(0, 20),
       end_to_end_by_threshold: Object.fromEntries(sweep.map((th, k) => [th, round4(sweepOk[k] / n)])),
       end_to_end_errors: errors,

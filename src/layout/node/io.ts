@@ -46,11 +46,12 @@ export function parseFlags(argv: string[]): { flags: Record<string, string>; res
 export async function loadDetector(dir: string, runtime: 'node' | 'wasm' = 'node', threads = 1): Promise<LayoutDetector> {
   const config = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8'));
   const bytes = new Uint8Array(readFileSync(`${dir}/layout.onnx`));
+  const rc = config?.reclass?.model ? new Uint8Array(readFileSync(`${dir}/${config.reclass.model}`)) : undefined;
   if (runtime === 'wasm') {
     const ort = await import('onnxruntime-web');
     ort.env.wasm.numThreads = threads;
-    return LayoutDetector.create(ort as unknown as OrtModuleLike, bytes, config, { executionProviders: ['wasm'] });
+    return LayoutDetector.create(ort as unknown as OrtModuleLike, bytes, config, { executionProviders: ['wasm'] }, rc);
   }
   const ort = await import('onnxruntime-node');
-  return LayoutDetector.create(ort as unknown as OrtModuleLike, bytes, config, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+  return LayoutDetector.create(ort as unknown as OrtModuleLike, bytes, config, { intraOpNumThreads: threads, interOpNumThreads: 1 }, rc);
 }
