@@ -1,0 +1,210 @@
+"""The PP-OCRv4 text-line backbone (public/models/vision/ppocr-v4-rec-backbone.onnx) as a PyTorch module.
+
+The ONNX graph (opset 9, 761 nodes, weights as Constant nodes) is run node by node with torch ops,
+so the same features come out (`training/tests/ppocr_golden.json`, made with onnxruntime-node by
+tools/vision/ppocr_golden.ts, checks it to 1e-4) and the weights can be fine-tuned: convolution,
+MatMul and norm weights become parameters, BatchNorm statistics buffers.
+
+  python3 -m gocr.ppocr --onnx public/models/vision/ppocr-v4-rec-backbone.onnx --out data/ppocr.pt
+  m = PPOCRBackbone.load("data/ppocr.pt")      # no onnx package needed (a GPU machine may lack it)
+  feats = m(x)                                 # x (N, 3, 48, W) float, (v/255 - 0.5)/0.5 -> (N, W//8, 120)
+
+Only the ops this graph uses are implemented; another graph fails with the op's name.
+"""
+import argparse
+import re
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+_DTYPES = {1: torch.float32, 6: torch.int32, 7: torch.int64, 9: torch.bool, 11: torch.float64}
+
+
+def _param_name(s):
+    return "t_" + re.sub(r"[^0-9A-Za-z_]", "_", s)
+
+
+class PPOCRBackbone(nn.Module):
+    def __init__(self, graph, tensors):
+        """graph: {"input", "output", "nodes": [{"op", "inputs", "outputs", "attrs"}]};
+        tensors: {constant name: np.ndarray}."""
+        super().__init__()
+        self.graph = graph
+        buffers = set()
+        for n in graph["nodes"]:
+            if n["op"] == "BatchNormalization":
+                buffers.update(n["inputs"][3:5])
+        self.names = {}
+        self.small = {}
+        for k, v in tensors.items():
+            t = torch.from_numpy(np.array(v))
+            key = _param_name(k)
+            self.names[k] = key
+            if t.is_floating_point() and t.numel() > 1 and k not in buffers:
+                self.register_parameter(key, nn.Parameter(t.float()))
+            elif t.is_floating_point() or t.numel() > 64:
+                self.register_buffer(key, t)
+            else:
+                self.small[k] = t  # shape arithmetic: stays on the CPU
+
+    @staticmethod
+    def from_onnx(path):
+        import onnx
+        from onnx import helper, numpy_helper
+        m = onnx.load(path)
+        nodes, tensors = [], {}
+        for init in m.graph.initializer:
+            tensors[init.name] = numpy_helper.to_array(init)
+        for n in m.graph.node:
+            attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+            if n.op_type == "Constant":
+                tensors[n.output[0]] = numpy_helper.to_array(attrs["value"])
+                continue
+            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in attrs.items()}
+            nodes.append({"op": n.op_type, "inputs": list(n.input), "outputs": list(n.output),
+                          "attrs": {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in attrs.items()}})
+        graph = {"input": m.graph.input[0].name, "output": m.graph.output[0].name, "nodes": nodes}
+        return PPOCRBackbone(graph, tensors)
+
+    def save(self, path):
+        params = [k for k, _ in self.named_parameters()]
+        torch.save({"graph": self.graph, "names": self.names, "small": self.small, "params": params,
+                    "state": self.state_dict()}, path)
+
+    @staticmethod
+    def load(path):
+        """A module saved by `save` (no onnx package needed)."""
+        st = torch.load(path, map_location="cpu")
+        m = PPOCRBackbone.__new__(PPOCRBackbone)
+        nn.Module.__init__(m)
+        m.graph, m.names, m.small = st["graph"], st["names"], st["small"]
+        params = set(st["params"])
+        for k, key in m.names.items():
+            if k in m.small:
+                continue
+            t = st["state"][key]
+            if key in params:
+                m.register_parameter(key, nn.Parameter(t))
+            else:
+                m.register_buffer(key, t)
+        return m
+
+    def _get(self, env, name):
+        if name in env:
+            return env[name]
+        if name in self.small:
+            return self.small[name]
+        return getattr(self, self.names[name])
+
+    def forward(self, x):
+        env = {self.graph["input"]: x}
+        for n in self.graph["nodes"]:
+            ins = [self._get(env, i) if i else None for i in n["inputs"]]
+            out = _run(n["op"], n["attrs"], ins)
+            env[n["outputs"][0]] = out
+        return env[self.graph["output"]]
+
+
+def _pads(x, pads):
+    """ONNX [x1_begin, x2_begin, x1_end, x2_end] -> symmetric conv padding or an explicit F.pad."""
+    t, l, b, r = pads
+    if t == b and l == r:
+        return x, (t, l)
+    return F.pad(x, (l, r, t, b)), (0, 0)
+
+
+def _run(op, a, ins):
+    if op == "Conv":
+        x, w = ins[0], ins[1]
+        bias = ins[2] if len(ins) > 2 else None
+        x, pad = _pads(x, a.get("pads", [0, 0, 0, 0]))
+        return F.conv2d(x, w, bias, tuple(a.get("strides", [1, 1])), pad, tuple(a.get("dilations", [1, 1])),
+                        a.get("group", 1))
+    if op == "BatchNormalization":
+        x, s, b, mean, var = ins
+        return F.batch_norm(x, mean, var, s, b, False, 0.0, a.get("epsilon", 1e-5))
+    if op in ("Add", "Sub", "Mul", "Div", "Pow"):
+        x, y = ins
+        if op == "Add":
+            return x + y
+        if op == "Sub":
+            return x - y
+        if op == "Mul":
+            return x * y
+        if op == "Div":
+            return x / y if x.is_floating_point() or y.is_floating_point() else torch.div(x, y, rounding_mode="trunc")
+        return torch.pow(x, y)
+    if op == "Clip":
+        return torch.clamp(ins[0], a.get("min", -3.4e38), a.get("max", 3.4e38))
+    if op == "Relu":
+        return F.relu(ins[0])
+    if op == "Sigmoid":
+        return torch.sigmoid(ins[0])
+    if op == "HardSigmoid":
+        return torch.clamp(a.get("alpha", 0.2) * ins[0] + a.get("beta", 0.5), 0.0, 1.0)
+    if op == "Sqrt":
+        return torch.sqrt(ins[0])
+    if op == "MatMul":
+        return torch.matmul(ins[0], ins[1])
+    if op == "Softmax":
+        x, axis = ins[0], a.get("axis", 1)
+        axis = axis % x.dim()
+        if axis != x.dim() - 1:  # opset < 13: softmax over the flattened dims from `axis` on
+            shp = x.shape
+            return torch.softmax(x.reshape(*shp[:axis], -1), -1).reshape(shp)
+        return torch.softmax(x, -1)
+    if op == "ReduceMean":
+        return ins[0].mean(dim=tuple(a["axes"]), keepdim=bool(a.get("keepdims", 1)))
+    if op == "GlobalAveragePool":
+        return ins[0].mean(dim=(2, 3), keepdim=True)
+    if op == "AveragePool":
+        x, pad = _pads(ins[0], a.get("pads", [0, 0, 0, 0]))
+        return F.avg_pool2d(x, tuple(a["kernel_shape"]), tuple(a.get("strides", a["kernel_shape"])), pad,
+                            bool(a.get("ceil_mode", 0)), bool(a.get("count_include_pad", 0)))
+    if op == "Transpose":
+        return ins[0].permute(*a["perm"])
+    if op == "Identity":
+        return ins[0]
+    if op == "Shape":
+        return torch.tensor(list(ins[0].shape), dtype=torch.int64)
+    if op == "Cast":
+        return ins[0].to(_DTYPES[a["to"]])
+    if op == "Slice":  # opset 9: attributes
+        x = ins[0]
+        idx = [slice(None)] * x.dim()
+        for ax, s, e in zip(a.get("axes", range(len(a["starts"]))), a["starts"], a["ends"]):
+            idx[ax] = slice(s, min(e, x.shape[ax]))
+        return x[tuple(idx)]
+    if op == "Squeeze":
+        x = ins[0]
+        for ax in sorted((ax % x.dim() for ax in a["axes"]), reverse=True):
+            x = x.squeeze(ax)
+        return x
+    if op == "Concat":
+        xs = ins
+        if not xs[0].is_floating_point():
+            xs = [t.to(torch.int64).reshape(-1) if t.dim() == 0 else t.to(torch.int64) for t in xs]
+        return torch.cat(xs, a["axis"])
+    if op == "Reshape":
+        x, shape = ins
+        shape = [int(v) for v in shape.tolist()]
+        shape = [x.shape[i] if v == 0 else v for i, v in enumerate(shape)]
+        return x.reshape(shape)
+    raise NotImplementedError(f"ONNX op {op} is not implemented in gocr/ppocr.py")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--onnx", default="public/models/vision/ppocr-v4-rec-backbone.onnx")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    m = PPOCRBackbone.from_onnx(a.onnx)
+    m.save(a.out)
+    n = sum(p.numel() for p in m.parameters())
+    print(f"{a.out}: {len(m.graph['nodes'])} nodes, {n} trainable parameters")
+
+
+if __name__ == "__main__":
+    main()

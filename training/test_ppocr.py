@@ -1,0 +1,57 @@
+"""The PyTorch port of the PP-OCRv4 backbone (gocr/ppocr.py) against onnxruntime-node's features."""
+import json
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+from gocr.ppocr import PPOCRBackbone
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ONNX = os.path.join(HERE, "..", "public", "models", "vision", "ppocr-v4-rec-backbone.onnx")
+
+
+def golden_input(width, n=0):
+    c, h, w = np.meshgrid(np.arange(3), np.arange(48), np.arange(width), indexing="ij")
+    return (np.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9).astype(np.float32)[None]
+
+
+@unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")
+class TestPPOCR(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.set_num_threads(1)
+        cls.m = PPOCRBackbone.from_onnx(ONNX).eval()
+        with open(os.path.join(HERE, "tests", "ppocr_golden.json")) as f:
+            cls.golden = json.load(f)
+
+    def test_matches_onnxruntime(self):
+        for case in self.golden["cases"]:
+            with torch.no_grad():
+                y = self.m(torch.from_numpy(golden_input(case["width"]))).numpy()
+            self.assertEqual(list(y.shape), case["dims"])
+            ref = np.array(case["features"], np.float32).reshape(case["dims"])
+            self.assertLess(float(np.abs(y - ref).max()), 1e-4, f"width {case['width']}")
+
+    def test_save_load_and_gradients(self):
+        x = torch.from_numpy(golden_input(40))
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "pp.pt")
+            self.m.save(p)
+            m2 = PPOCRBackbone.load(p).eval()
+        with torch.no_grad():
+            self.assertTrue(torch.equal(self.m(x), m2(x)))
+        n_param = sum(p.numel() for p in m2.parameters())
+        self.assertGreater(n_param, 1_500_000)   # conv / matmul / norm weights are trainable
+        bn = [n for n in m2.graph["nodes"] if n["op"] == "BatchNormalization"]
+        self.assertTrue(bn and all(not isinstance(m2._get({}, n["inputs"][3]), torch.nn.Parameter) for n in bn))
+        m2(x).square().mean().backward()
+        grads = [p.grad for p in m2.parameters() if p.grad is not None]
+        self.assertGreater(len(grads), 100)
+        self.assertTrue(all(torch.isfinite(g).all() for g in grads))
+
+
+if __name__ == "__main__":
+    unittest.main()
