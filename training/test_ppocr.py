@@ -53,5 +53,40 @@ class TestPPOCR(unittest.TestCase):
         self.assertTrue(all(torch.isfinite(g).all() for g in grads))
 
 
+    def test_strip_pack_to_packed_features(self):
+        """npm run strips' format -> gocr.strips -> the packed features train.py reads."""
+        import zlib
+        from gocr.strips import build_features, read_strips, to_input
+        rng = np.random.default_rng(0)
+        shapes = [[(1, 24), (3, 16)], [(1, 24)]]          # two samples; widths shared across them
+        with tempfile.TemporaryDirectory() as d:
+            blob, off, arrays = b"", 0, []
+            with open(os.path.join(d, "index.jsonl"), "w") as f:
+                for i, sh in enumerate(shapes):
+                    st = []
+                    for c, w in sh:
+                        a = rng.integers(0, 256, (c, 48, w), dtype=np.uint8)
+                        arrays.append(a)
+                        z = zlib.compress(a.tobytes())
+                        st.append([w, c, off, len(z)])
+                        blob += z
+                        off += len(z)
+                    f.write(json.dumps({"id": f"s{i}", "task": "text", "target": "ab", "strips": st}) + "\n")
+            with open(os.path.join(d, "strips.bin"), "wb") as f:
+                f.write(blob)
+            samples = read_strips(d)
+            self.assertEqual([len(s["strips"]) for s in samples], [2, 1])
+            self.assertTrue(all(np.array_equal(a, b) for a, b in zip(arrays, [x for s in samples for x in s["strips"]])))
+            rows = build_features(samples, self.m, os.path.join(d, "f"), log=lambda *_: None)
+            self.assertEqual(rows, 3 + 2 + 3)
+            feats = np.fromfile(os.path.join(d, "f", "features.f16"), "<f2").reshape(-1, 120)
+            with open(os.path.join(d, "f", "index.jsonl")) as f:
+                idx = [json.loads(l) for l in f]
+            self.assertEqual([(r["offset"], r["strips"]) for r in idx], [(0, [3, 2]), (5, [3])])
+            with torch.no_grad():
+                direct = self.m(to_input(arrays[1])[None])[0].numpy()
+            np.testing.assert_allclose(feats[3:5], direct, atol=2e-2, rtol=1e-3)   # float16 storage
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,103 @@
+"""Packed features from prepared strips (tools/vision/strips.ts) with the PyTorch backbone port.
+
+The same data/features/<split>/ files as `npm run features` (features.f16, index.jsonl, meta.json;
+docs/ARCHITECTURE.md "Packed features"), computed where there is PyTorch but no Node, e.g. on a GPU:
+
+  npm run strips -- --in data/crops/val_tf --out data/strips/val_tf           # here (Node)
+  python3 -m gocr.ppocr --out data/ppocr.pt                                    # here (python3-onnx)
+  python3 -m gocr.strips --strips data/strips/val_tf --backbone data/ppocr.pt --out data/features/val --device cuda
+
+Strips of one width are run as one batch (the backbone is per-column up to its attention neck,
+and all strips of a batch have the same width, so batching changes nothing but speed).
+"""
+import argparse
+import json
+import os
+import time
+import zlib
+
+import numpy as np
+import torch
+
+STRIP_HEIGHT = 48
+
+
+def read_strips(strip_dir):
+    """-> list of {"id","task","target","strips": [uint8 (C, 48, W)]}."""
+    with open(os.path.join(strip_dir, "strips.bin"), "rb") as f:
+        blob = f.read()
+    out = []
+    with open(os.path.join(strip_dir, "index.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            arrs = []
+            for w, c, off, n in r["strips"]:
+                a = np.frombuffer(zlib.decompress(blob[off:off + n]), np.uint8)
+                arrs.append(a.reshape(c, STRIP_HEIGHT, w))
+            out.append({"id": r["id"], "task": r["task"], "target": r["target"], "strips": arrs})
+    return out
+
+
+def to_input(a):
+    """uint8 (1|3, 48, W) -> float (3, 48, W), (v/255 - 0.5)/0.5 as the runtime feeds the backbone."""
+    x = torch.from_numpy(a.astype(np.float32)) / 255.0
+    x = (x - 0.5) / 0.5
+    return x.expand(3, -1, -1) if x.shape[0] == 1 else x
+
+
+@torch.no_grad()
+def build_features(samples, backbone, out_dir, device="cpu", batch_rows=64, log=print):
+    """Writes features.f16 / index.jsonl / meta.json; returns the number of feature rows."""
+    backbone = backbone.to(device).eval()
+    # all strips, grouped by width
+    flat = [(i, k, s) for i, smp in enumerate(samples) for k, s in enumerate(smp["strips"])]
+    by_w = {}
+    for j, (_, _, s) in enumerate(flat):
+        by_w.setdefault(s.shape[2], []).append(j)
+    feats = [None] * len(flat)
+    t0 = time.time()
+    for w, js in sorted(by_w.items()):
+        for b in range(0, len(js), batch_rows):
+            part = js[b:b + batch_rows]
+            x = torch.stack([to_input(flat[j][2]) for j in part]).to(device)
+            y = backbone(x).float().cpu().numpy()
+            for j, f in zip(part, y):
+                feats[j] = f
+    os.makedirs(out_dir, exist_ok=True)
+    rows = 0
+    with open(os.path.join(out_dir, "features.f16"), "wb") as ff, \
+            open(os.path.join(out_dir, "index.jsonl"), "w", encoding="utf-8") as fi:
+        j = 0
+        for smp in samples:
+            n = len(smp["strips"])
+            fs = feats[j:j + n]
+            j += n
+            for f in fs:
+                ff.write(f.astype("<f2").tobytes())
+            fi.write(json.dumps({"id": smp["id"], "task": smp["task"], "target": smp["target"], "offset": rows,
+                                 "strips": [int(f.shape[0]) for f in fs]}) + "\n")
+            rows += sum(int(f.shape[0]) for f in fs)
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump({"vision_dim": int(feats[0].shape[1]) if feats else 120, "dtype": "float16-le", "rows": rows,
+                   "samples": len(samples), "strips": len(flat), "strip_height": STRIP_HEIGHT,
+                   "model": "gocr/ppocr.py port of ppocr-v4-rec-backbone.onnx", "device": str(device)}, f, indent=2)
+    log(f"{len(samples)} samples, {len(flat)} strips, {rows} rows -> {out_dir} ({time.time() - t0:.0f} s on {device})")
+    return rows
+
+
+def main(argv=None):
+    from gocr.ppocr import PPOCRBackbone
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--strips", required=True, help="folder written by npm run strips")
+    ap.add_argument("--backbone", required=True, help="file written by python3 -m gocr.ppocr")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--batch", type=int, default=64)
+    a = ap.parse_args(argv)
+    build_features(read_strips(a.strips), PPOCRBackbone.load(a.backbone), a.out, a.device, a.batch)
+
+
+if __name__ == "__main__":
+    main()
