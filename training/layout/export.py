@@ -99,11 +99,21 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     wrap = ExportWrapper(net, cfg.stride).eval()
 
+    # the second look at classes (reclass.py) is exported on its own: keep its config and manifest parts
+    prev_cfg, prev_man = {}, {}
+    for name, d in (("config.json", prev_cfg), ("manifest.json", prev_man)):
+        if os.path.exists(os.path.join(a.out, name)):
+            with open(os.path.join(a.out, name)) as f:
+                d.update(json.load(f))
+    cfg_json = cfg.to_json()
+    if "reclass" in prev_cfg:
+        cfg_json["reclass"] = prev_cfg["reclass"]
+
     # weights (training resumes from this file) and config
     st_path = os.path.join(a.out, "layout.safetensors")
     save_file(net.state_dict(), st_path, {"config": json.dumps(cfg.to_json()), "info": json.dumps(info)})
     with open(os.path.join(a.out, "config.json"), "w") as f:
-        json.dump(cfg.to_json(), f, indent=1)
+        json.dump(cfg_json, f, indent=1)
 
     onnx_path = os.path.join(a.out, "layout.onnx")
     dummy = torch.zeros(1, 1, cfg.input_h, cfg.input_w)
@@ -149,7 +159,8 @@ def main():
         with open(a.metrics) as f:
             metrics = json.load(f)
     files = {}
-    for name in ("layout.onnx", "layout.safetensors", "config.json"):
+    keep = [n for n in ("reclass.onnx", "reclass_golden.json") if "reclass" in prev_man and n in prev_man.get("files", {})]
+    for name in ("layout.onnx", "layout.safetensors", "config.json", *keep):
         fp = os.path.join(a.out, name)
         files[name] = {"sha256": sha256(fp), "bytes": os.path.getsize(fp)}
     manifest = {
@@ -165,6 +176,8 @@ def main():
         "training": info,
         "metrics": metrics,
     }
+    if "reclass" in prev_man:
+        manifest["reclass"] = prev_man["reclass"]
     with open(os.path.join(a.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     print(json.dumps({"onnx_bytes": files["layout.onnx"]["bytes"], "params": manifest["params"],
