@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, firstWordEnd, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -129,6 +129,21 @@ describe('oneBlock / mergeSplitBlocks', () => {
     // a list item: marker line then continuation lines; a second marker breaks it
     expect(oneBlock(lines(para(20, 10, 4, -10)), true)).toBe(true);
     expect(oneBlock(lines([...para(20, 10, 2, -10), ...para(20, 42, 2, -10)]), true)).toBe(false);
+  });
+  it('a short line is no paragraph end when the next line starts with a word too long for the room it left', () => {
+    // words are bars with 4 px spaces (line height 10: a word break is a blank of >= 2 px)
+    const words = (y: number, spans: [number, number][]): Box[] => spans.map(([a, b]) => [a, y, b, y + 10] as Box);
+    const body = [...words(10, [[20, 140], [144, 300]]), ...words(58, [[20, 300]]), ...words(74, [[20, 200], [204, 300]])];
+    // line 2 ends at 120 (room 180); line 3 opens with a 250-px word that could not have fitted there
+    const wrapped = [...body, ...words(26, [[20, 120]]), ...words(42, [[20, 270], [274, 300]])];
+    const img = page(320, 200, wrapped);
+    const ls = inkLines(img, [0, 0, 320, 200]);
+    expect(firstWordEnd(img, ls[2], 2)).toBe(270);
+    expect(oneBlock(ls, false)).toBe(false);        // without the page: a short line ends a paragraph
+    expect(oneBlock(ls, false, img)).toBe(true);
+    // the same short line before a 60-px word that would have fitted: a paragraph end
+    const ended = page(320, 200, [...body, ...words(26, [[20, 120]]), ...words(42, [[20, 80], [84, 300]])]);
+    expect(oneBlock(inkLines(ended, [0, 0, 320, 200]), false, ended)).toBe(false);
   });
   it('a line taller for its inline math keeps the blank between lines, not the pitch', () => {
     const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);

@@ -243,7 +243,27 @@ function hOverlap(a: Box, b: Box): number {
  * first line running to the right edge over a flush one (paragraph), at a pitch of ≤ 1.9 line
  * heights (the 99th percentile inside val blocks is 1.84).
  */
-export function oneBlock(lines: InkLine[], list: boolean): boolean {
+/**
+ * Right end of a line's first word: the first blank run of ≥ `minGap` columns (no pixel darker than
+ * `inkBelow` in the line's rows) after ink; `line.xEnd` when the line is one word.
+ */
+export function firstWordEnd(img: Image, line: InkLine, minGap: number, inkBelow = 140): number {
+  let blank = 0;
+  for (let x = line.x; x < line.xEnd; x++) {
+    let ink = false;
+    for (let y = line.y0; y < line.y1 && !ink; y++) ink = luma(img, x, y) < inkBelow;
+    if (ink) blank = 0;
+    else if (++blank >= minGap) return x - blank + 1;
+  }
+  return line.xEnd;
+}
+
+/**
+ * Whether lines read as one paragraph (or, `list`, one list item with a hanging first line). With
+ * `page`, a short line inside the block is no paragraph end when the next line's first word would
+ * not have fitted in the room it left (a long path or identifier wrapped whole).
+ */
+export function oneBlock(lines: InkLine[], list: boolean, page?: Image): boolean {
   // a blank of more than one line height between two lines is a paragraph skip (inside val
   // blocks the widest gap is ≤ 0.81 line heights for 99 %)
   const lh0 = median(lines.map((l) => l.y1 - l.y0));
@@ -269,7 +289,9 @@ export function oneBlock(lines: InkLine[], list: boolean): boolean {
   return rest.every((l, k) => {
     const prev = lines[k];
     const pitchOk = l.y0 - prev.y0 <= pitch + Math.max(2, 0.2 * lh) || l.y0 - prev.y1 <= minGap + 0.25 * lh;
-    return pitchOk && Math.abs(l.x - body) <= 0.4 * lh && right - prev.xEnd <= short;
+    const room = right - prev.xEnd;
+    const wrapped = () => page !== undefined && firstWordEnd(page, l, Math.max(2, Math.round(0.2 * lh))) - l.x + 0.25 * lh > room;
+    return pitchOk && Math.abs(l.x - body) <= 0.4 * lh && (room <= short || wrapped());
   });
 }
 
@@ -294,7 +316,7 @@ export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonl
         const list = a.cls === 'list_item';
         if (!list && b.cls !== 'text') continue;
         const box: Box = [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])];
-        if (!oneBlock(inkLines(page, box), list)) continue;
+        if (!oneBlock(inkLines(page, box), list, page)) continue;
         const m = { ...a, box, score: Math.max(a.score, b.score) };
         out.splice(out.indexOf(a), 1, m);
         out.splice(out.indexOf(b), 1);
