@@ -107,6 +107,8 @@ class Batches(torch.utils.data.IterableDataset):
     """Endless augmented batches from worker processes: each worker walks its own permutations."""
 
     def __init__(self, pages, batch, augment, seed):
+        if len(pages) < batch:
+            raise ValueError(f"{len(pages)} training pages are fewer than one batch of {batch}")
         self.pages, self.bs, self.augment, self.seed = pages, batch, augment, seed
 
     def __iter__(self):
