@@ -234,16 +234,6 @@ function hOverlap(a: Box, b: Box): number {
 }
 
 /**
- * Whether `lines` (top to bottom) read as ONE block: no line after the first opens a new one. A
- * new paragraph shows as a line pitch above the block's own (paragraph skip), a line that starts
- * off the body's x (first-line indent, or a marker left of it), or a line after a short one (a
- * paragraph's last line stops short of the right edge). A list item is its marker line followed by
- * continuation lines right of the marker. Needs ≥ 3 lines to know the pitch; two lines are one
- * block only by their shape: a marker line over its indented continuation (list), or an indented
- * first line running to the right edge over a flush one (paragraph), at a pitch of ≤ 1.9 line
- * heights (the 99th percentile inside val blocks is 1.84).
- */
-/**
  * Right end of a line's first word: the first blank run of ≥ `minGap` columns (no pixel darker than
  * `inkBelow` in the line's rows) after ink; `line.xEnd` when the line is one word.
  */
@@ -259,9 +249,16 @@ export function firstWordEnd(img: Image, line: InkLine, minGap: number, inkBelow
 }
 
 /**
- * Whether lines read as one paragraph (or, `list`, one list item with a hanging first line). With
- * `page`, a short line inside the block is no paragraph end when the next line's first word would
- * not have fitted in the room it left (a long path or identifier wrapped whole).
+ * Whether `lines` (top to bottom) read as ONE block: no line after the first opens a new one. A
+ * new paragraph shows as a line pitch above the block's own (paragraph skip), a line that starts
+ * off the body's x (first-line indent, or a marker left of it), or a line after a short one (a
+ * paragraph's last line stops short of the right edge). A list item is its marker line followed by
+ * continuation lines right of the marker. Needs ≥ 3 lines to know the pitch; two lines are one
+ * block only by their shape: a marker line over its indented continuation (list), or an indented
+ * first line running to the right edge over a flush one (paragraph), at a pitch of ≤ 1.9 line
+ * heights (the 99th percentile inside val blocks is 1.84).
+ * With `page`, a short line inside the block is no paragraph end when the next line's first word
+ * would not have fitted in the room it left (a long path or identifier wrapped whole).
  */
 export function oneBlock(lines: InkLine[], list: boolean, page?: Image): boolean {
   // a blank of more than one line height between two lines is a paragraph skip (inside val

@@ -97,3 +97,54 @@ describe('splitEvidence', () => {
     expect(splitEvidence([d('table', 0.48), d('figure', 0.45), d('formula', 0.43)], [], 0.35, 0.65)).toEqual([]);
   });
 });
+
+describe('LayoutDetector with the second look (reclass, fake runtime)', () => {
+  // the same detector model, plus a classifier (bytes [2]) that is sure every region is a page header
+  function withClassifier(released: string[], logitsName = 'logits'): OrtModuleLike {
+    const base = fakeOrt({});
+    return {
+      Tensor: base.Tensor,
+      InferenceSession: {
+        async create(model: Uint8Array) {
+          if (model[0] !== 2) {
+            const s = await base.InferenceSession.create(model);
+            return { ...s, release: async () => { released.push('detector'); } };
+          }
+          return {
+            inputNames: ['window', 'geom'],
+            outputNames: [logitsName],
+            async run(feeds: Record<string, OrtTensorLike>) {
+              const n = feeds.window.dims[0];
+              expect(feeds.window.dims).toEqual([n, 2, 72, 288]);
+              expect(feeds.geom.dims).toEqual([n, 6]);
+              const logits = new Float32Array(n * 2);
+              for (let k = 0; k < n; k++) logits.set([-5, 5], 2 * k); // text, page_header
+              return { [logitsName]: { dims: [n, 2], data: logits } };
+            },
+            release: async () => { released.push('reclass'); },
+          };
+        },
+      },
+    };
+  }
+  const cfg = { ...CONFIG, reclass: { model: 'reclass.onnx', classes: ['text', 'page_header'], min_prob: 0.9 } } as LayoutConfig;
+  const page = { width: 128, height: 64, channels: 1 as const, data: new Uint8Array(128 * 64).fill(255) };
+
+  it('relabels after the operating point and before the reading order; off with reclass: false', async () => {
+    const released: string[] = [];
+    const det = await LayoutDetector.create(withClassifier(released), new Uint8Array([1]), cfg, undefined, new Uint8Array([2]));
+    expect((await det.detect(page)).map((r) => [r.cls, r.skipInMarkdown])).toEqual([['page_header', true], ['page_header', true]]);
+    expect((await det.detect(page, { reclass: false })).map((r) => r.cls)).toEqual(['page_header', 'text']);
+    // without the classifier's bytes the config's reclass is off
+    const plain = await LayoutDetector.create(withClassifier([]), new Uint8Array([1]), cfg);
+    expect((await plain.detect(page)).map((r) => r.cls)).toEqual(['page_header', 'text']);
+    await det.release();
+    expect(released.sort()).toEqual(['detector', 'reclass']);
+  });
+
+  it('a classifier without the expected output is refused and both sessions are released', async () => {
+    const released: string[] = [];
+    await expect(LayoutDetector.create(withClassifier(released, 'probs'), new Uint8Array([1]), cfg, undefined, new Uint8Array([2]))).rejects.toThrow(/no output "logits"/);
+    expect(released.sort()).toEqual(['detector', 'reclass']);
+  });
+});

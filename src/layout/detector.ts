@@ -111,10 +111,16 @@ export class LayoutDetector {
   static async create(ort: OrtModuleLike, model: Uint8Array | string, config: unknown, sessionOptions?: unknown, reclassModel?: Uint8Array | string): Promise<LayoutDetector> {
     const cfg = validateConfig(typeof config === 'string' ? JSON.parse(config) : config);
     const session = await ort.InferenceSession.create(model, sessionOptions);
-    for (const n of ['scores', 'boxes']) {
-      if (!session.outputNames.includes(n)) throw new Error(`layout.onnx has no output "${n}" (outputs: ${session.outputNames.join(', ')}); re-export it`);
+    let rc: RegionClassifier | null = null;
+    try {
+      for (const n of ['scores', 'boxes']) {
+        if (!session.outputNames.includes(n)) throw new Error(`layout.onnx has no output "${n}" (outputs: ${session.outputNames.join(', ')}); re-export it`);
+      }
+      if (cfg.reclass && reclassModel) rc = await RegionClassifier.create(ort, reclassModel, cfg.classes, cfg.reclass, sessionOptions);
+    } catch (e) {
+      await session.release?.();
+      throw e;
     }
-    const rc = cfg.reclass && reclassModel ? await RegionClassifier.create(ort, reclassModel, cfg.classes, cfg.reclass, sessionOptions) : null;
     return new LayoutDetector(ort, session, cfg, rc);
   }
 

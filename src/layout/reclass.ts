@@ -75,8 +75,12 @@ export class RegionClassifier {
 
   static async create(ort: OrtModuleLike, model: Uint8Array | string, classes: readonly RegionClass[], config: ReclassConfig, sessionOptions?: unknown): Promise<RegionClassifier> {
     const session = await ort.InferenceSession.create(model, sessionOptions);
-    for (const n of ['window', 'geom']) if (!session.inputNames.includes(n)) throw new Error(`${config.model} has no input "${n}" (inputs: ${session.inputNames.join(', ')}); re-export it with training/layout/reclass.py`);
-    if (!session.outputNames.includes('logits')) throw new Error(`${config.model} has no output "logits"; re-export it with training/layout/reclass.py`);
+    const missing = [...['window', 'geom'].filter((n) => !session.inputNames.includes(n)).map((n) => `input "${n}"`),
+      ...(session.outputNames.includes('logits') ? [] : ['output "logits"'])];
+    if (missing.length) {
+      await session.release?.();
+      throw new Error(`${config.model} has no ${missing.join(', ')} (inputs: ${session.inputNames.join(', ')}); re-export it with training/layout/reclass.py`);
+    }
     return new RegionClassifier(ort, session, classes, config);
   }
 

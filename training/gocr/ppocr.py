@@ -5,13 +5,14 @@ so the same features come out (`training/tests/ppocr_golden.json`, made with onn
 tools/vision/ppocr_golden.ts, checks it to 1e-4) and the weights can be fine-tuned: convolution,
 MatMul and norm weights become parameters, BatchNorm statistics buffers.
 
-  python3 -m gocr.ppocr --onnx public/models/vision/ppocr-v4-rec-backbone.onnx --out data/ppocr.pt
+  PYTHONPATH=training python3 -m gocr.ppocr --out data/ppocr.pt          # from the repo root
   m = PPOCRBackbone.load("data/ppocr.pt")      # no onnx package needed (a GPU machine may lack it)
   feats = m(x)                                 # x (N, 3, 48, W) float, (v/255 - 0.5)/0.5 -> (N, W//8, 120)
 
 Only the ops this graph uses are implemented; another graph fails with the op's name.
 """
 import argparse
+import os
 import re
 
 import numpy as np
@@ -197,7 +198,8 @@ def _run(op, a, ins):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--onnx", default="public/models/vision/ppocr-v4-rec-backbone.onnx")
+    ap.add_argument("--onnx", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "public",
+                                                   "models", "vision", "ppocr-v4-rec-backbone.onnx"))
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     m = PPOCRBackbone.from_onnx(a.onnx)

@@ -4,8 +4,9 @@ The same data/features/<split>/ files as `npm run features` (features.f16, index
 docs/ARCHITECTURE.md "Packed features"), computed where there is PyTorch but no Node, e.g. on a GPU:
 
   npm run strips -- --in data/crops/val_tf --out data/strips/val_tf           # here (Node)
-  python3 -m gocr.ppocr --out data/ppocr.pt                                    # here (python3-onnx)
-  python3 -m gocr.strips --strips data/strips/val_tf --backbone data/ppocr.pt --out data/features/val --device cuda
+  PYTHONPATH=training python3 -m gocr.ppocr --out data/ppocr.pt                # here (python3-onnx)
+  PYTHONPATH=training python3 -m gocr.strips --strips data/strips/val_tf --backbone data/ppocr.pt \
+      --out data/features/val --device cuda                                        # repo root, any machine
 
 Strips of one width are run as one batch (the backbone is per-column up to its attention neck,
 and all strips of a batch have the same width, so batching changes nothing but speed).

@@ -98,13 +98,22 @@ def jitter(box, rng, u, amount):
     d = rng.normal(0, 1, 4)
     dx = amount * 4 * u                 # the detector's left/right edges wander by ~10 reference px
     dy = amount * min(2 * u, 0.1 * h)
-    return [x0 + d[0] * dx, y0 + d[1] * dy, max(x0 + 2, x1 + d[2] * dx), max(y0 + 2, y1 + d[3] * dy)]
+    nx0, ny0 = x0 + d[0] * dx, y0 + d[1] * dy
+    # at least 2 px wide and tall after the move (a thin page number must not turn inside out)
+    return [nx0, ny0, max(nx0 + 2, x1 + d[2] * dx), max(ny0 + 2, y1 + d[3] * dy)]
 
 
 def load_or_build(roots, cache, copies, seed, amount, log=print):
+    """Windows of every region of the pages under `roots` (`copies` per region, all but the first
+    jittered), cached in `cache` together with what they were built from; a cache built from other
+    inputs is rebuilt."""
+    key = json.dumps({"roots": list(roots), "copies": copies, "seed": seed, "jitter": amount, "ref_w": REF_W,
+                      "zoom": ZOOM, "win": [WIN_H, WIN_W], "pad": [PAD_X, PAD_Y], "v": 2}, sort_keys=True)
     if cache and os.path.isfile(cache):
         z = np.load(cache)
-        return z["win"], z["mask"], z["geom"], z["y"]
+        if "key" in z.files and str(z["key"]) == key:
+            return z["win"], z["mask"], z["geom"], z["y"]
+        log(f"{cache} was built from other inputs; rebuilding it")
     rng = np.random.default_rng(seed)
     win, mask, geom, ys = [], [], [], []
     t0 = time.time()
@@ -124,7 +133,7 @@ def load_or_build(roots, cache, copies, seed, amount, log=print):
     out = np.stack(win), np.stack(mask), np.stack(geom).astype(np.float32), np.array(ys, np.int64)
     if cache:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
-        np.savez(cache, win=out[0], mask=out[1], geom=out[2], y=out[3])
+        np.savez(cache, win=out[0], mask=out[1], geom=out[2], y=out[3], key=np.array(key))
     return out
 
 

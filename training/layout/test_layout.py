@@ -104,9 +104,6 @@ class TestPost(unittest.TestCase):
         self.assertAlmostEqual(average_precision(dup, g, 1, 0.5)[0][0], 51 / 101)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class TestReclass(unittest.TestCase):
     def test_window_scale_mask_and_paper(self):
@@ -156,3 +153,7 @@ class TestPack(unittest.TestCase):
             self.assertEqual(packed.labels[0].tolist(), direct.labels[0].tolist())
             with self.assertRaises(ValueError):  # a pack made for another input size
                 PageSet(os.path.join(d, "p.npz"), LayoutConfig(input_h=32, input_w=24), d, log=lambda *_: None)
+
+
+if __name__ == "__main__":
+    unittest.main()
