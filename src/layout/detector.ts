@@ -13,7 +13,7 @@ import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
 import { BLOCK_CLASSES, decodeDetections, inside, iou, mergeFragments, suppressAcrossClasses } from './postprocess.ts';
 import { relabelByContext, type ContextOptions } from './context.ts';
-import { preprocessPage, type Letterbox } from './preprocess.ts';
+import { grayPlane, preprocessPage, type Letterbox } from './preprocess.ts';
 import { DEFAULT_REFINE_CLASSES, refineDetections } from './refine.ts';
 import { readingOrder } from './reading-order.ts';
 import { RegionClassifier } from './reclass.ts';
@@ -133,10 +133,10 @@ export class LayoutDetector {
   }
 
   /** Detections in page pixels, by descending score (no reading order). */
-  async detectRaw(page: Image, opts: DetectOptions = {}): Promise<RawDetections> {
+  async detectRaw(page: Image, opts: DetectOptions = {}, gray?: Float32Array): Promise<RawDetections> {
     const c = this.config;
     const t0 = now();
-    const { data, box } = preprocessPage(page, c.input_h, c.input_w, this.input);
+    const { data, box } = preprocessPage(page, c.input_h, c.input_w, this.input, gray);
     const t1 = now();
     const { scores, boxes } = await this.run(data);
     const t2 = now();
@@ -152,12 +152,14 @@ export class LayoutDetector {
   /** Regions in reading order (furniture flagged `skipInMarkdown`), boxes in page pixels. */
   async detect(page: Image, opts: DetectOptions = {}): Promise<Region[]> {
     const thr = opts.scoreThreshold ?? this.config.score_threshold;
-    const { detections } = await this.detectRaw(page, { ...opts, scoreThreshold: Math.min(thr, EVIDENCE_THRESHOLD) });
+    // the page's gray plane once, for the detector input and the classifier's windows
+    const gray = grayPlane(page);
+    const { detections } = await this.detectRaw(page, { ...opts, scoreThreshold: Math.min(thr, EVIDENCE_THRESHOLD) }, gray);
     // an explicit threshold applies to every class; otherwise the config's per-class points
     const perClass = opts.scoreThreshold === undefined ? this.config.class_thresholds : undefined;
     const context = withVeto(opts.context ?? true, this.config.context_veto);
     const kept = operatingPoint(page, detections, thr, opts.crossClassIou ?? this.config.cross_class_iou ?? 0.7, context, perClass, this.config.split_evidence);
-    const named = this.reclass && opts.reclass !== false ? await this.reclass.relabel(page, kept) : kept;
+    const named = this.reclass && opts.reclass !== false ? await this.reclass.relabel(page, kept, gray) : kept;
     return readingOrder(named, { width: page.width, height: page.height });
   }
 

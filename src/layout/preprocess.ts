@@ -118,9 +118,9 @@ export function areaResize(gray: Float32Array, h: number, w: number, nh: number,
 }
 
 /** Page image → (1, 1, inputH, inputW) float32 tensor data and the letterbox used. */
-export function preprocessPage(img: Image, inputH: number, inputW: number, out?: Float32Array): { data: Float32Array; box: Letterbox } {
+export function preprocessPage(img: Image, inputH: number, inputW: number, out?: Float32Array, gray?: Float32Array): { data: Float32Array; box: Letterbox } {
   const box = fitScale(img.height, img.width, inputH, inputW);
-  const small = areaResize(grayPlane(img), img.height, img.width, box.height, box.width, box.scale);
+  const small = areaResize(gray ?? grayPlane(img), img.height, img.width, box.height, box.width, box.scale);
   const data = out ?? new Float32Array(inputH * inputW);
   if (data.length !== inputH * inputW) throw new Error('preprocessPage: output buffer has the wrong size');
   data.fill(0);

@@ -72,7 +72,7 @@ interface InRecord {
   [k: string]: unknown;
 }
 
-function parseArgs(argv: string[]): Record<string, string> {
+export function parseArgs(argv: string[]): Record<string, string> {
   const a: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
@@ -83,7 +83,7 @@ function parseArgs(argv: string[]): Record<string, string> {
   return a;
 }
 
-function resolveImage(inDir: string, p: string): string {
+export function resolveImage(inDir: string, p: string): string {
   if (isAbsolute(p)) return p;
   const a = join(inDir, p);
   if (existsSync(a)) return a;

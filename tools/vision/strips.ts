@@ -16,6 +16,7 @@ import { deflateSync } from 'node:zlib';
 import { crop } from '../../src/recognizer/image.ts';
 import { splitStrips, type Task } from '../../src/recognizer/strips.ts';
 import { prepareStrip, STRIP_HEIGHT } from '../../src/recognizer/vision.ts';
+import { parseArgs, resolveImage } from './features.ts';
 import { readPng } from './png.ts';
 
 /** NCHW floats (v/255 − 0.5)/0.5 of one strip → uint8 planes (1 when the three are equal). */
@@ -29,9 +30,7 @@ export function stripBytes(data: Float32Array, width: number): { bytes: Uint8Arr
 }
 
 function main(): void {
-  const a: Record<string, string> = {};
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i += 2) a[argv[i].replace(/^--/, '')] = argv[i + 1] ?? '';
+  const a = parseArgs(process.argv.slice(2));
   if (!a.in || !a.out) {
     console.error('usage: npm run strips -- --in data/crops/<split> --out data/strips/<split> [--limit N]');
     process.exit(2);
@@ -50,7 +49,7 @@ function main(): void {
     for (const r of records) {
       let img;
       try {
-        img = readPng(resolve(a.in, r.image));
+        img = readPng(resolveImage(a.in, r.image));
       } catch (e) {
         skipped++;
         console.error(`skip ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
