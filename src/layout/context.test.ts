@@ -159,10 +159,52 @@ describe('oneBlock / mergeSplitBlocks', () => {
     expect(oneBlock(lines([...para(10, 10, 1, 0), ...para(10, 26, 1, 0)]), true)).toBe(false);
     // indented first line reaching the right edge over a flush line: one paragraph
     expect(oneBlock(lines(para(20, 10, 2, 12)), false)).toBe(true);
-    // flush over flush (could be two one-line paragraphs), a short indented line, or lines too far apart: no
-    expect(oneBlock(lines(para(20, 10, 2, 0)), false)).toBe(false);
+    // flush over flush at the block pitch, the first line running to the column's right edge: one
+    // paragraph; the same lines in a column whose other blocks run 40 px further (the first line
+    // stopped short: a one-line paragraph), or 10 px further apart (a paragraph skip): two
+    expect(oneBlock(lines(para(20, 10, 2, 0)), false)).toBe(true);
+    expect(oneBlock(lines(para(20, 10, 2, 0)), false, undefined, 340)).toBe(false);
+    expect(oneBlock(lines([...para(20, 10, 1, 0), ...para(20, 36, 1, 0)]), false)).toBe(false);
+    // a short indented line, or lines too far apart: no
     expect(oneBlock(lines([[32, 10, 200, 20], [20, 26, 300, 36]]), false)).toBe(false);
     expect(oneBlock(lines([[32, 10, 300, 20], [20, 36, 300, 46]]), false)).toBe(false);
+  });
+  it('a line without ascenders, or with tall inline math, keeps its baseline on the block pitch', () => {
+    // each "line" is an x-height body (rows 4–10 of 13) plus sparse ascender/descender strokes
+    const line = (y: number, x1 = 300, asc = true, desc = true): Box[] => [
+      [20, y + 4, x1, y + 10],
+      ...(asc ? [[40, y, 42, y + 4] as Box, [200, y, 202, y + 4] as Box] : []),
+      ...(desc ? [[100, y + 10, 102, y + 13] as Box] : []),
+    ];
+    const img = page(320, 200, [...line(10), ...line(30), ...line(50), ...line(70, 300, false, true), ...line(90, 150)]);
+    const ls = inkLines(img, [0, 0, 320, 200]);
+    expect(ls.map((l) => l.base)).toEqual([20, 40, 60, 80, 100]);
+    // the fourth line's top is 4 px low (pitch 24 from the third) and its blank above 7 px (others 7)
+    expect(oneBlock(ls, false, img)).toBe(true);
+    // a real paragraph skip moves the baseline too
+    const skip = page(320, 200, [...line(10), ...line(30), ...line(50), ...line(78, 300, false, true), ...line(98, 150)]);
+    expect(oneBlock(inkLines(skip, [0, 0, 320, 200]), false, skip)).toBe(false);
+  });
+  it('lines fused by inline math (one ink run over two lines) hide an indent: not one block', () => {
+    const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
+    // a paragraph's last line and the next one's indented first line joined by a 2-px-wide fraction
+    const fused: Box[] = [...para(20, 10, 3, 0), [150, 52, 152, 62], ...para(20, 58, 3, 12)];
+    expect(lines(fused).length).toBe(5);
+    expect(oneBlock(lines(fused), false)).toBe(false);
+  });
+  it('an identifier wrapped whole with underscores below its letters is one word', () => {
+    // letters 6 px apart (over the 0.3-line-height word gap) with an underscore under each gap, 2 px
+    // below the letters' rows: the underscores are their own ink run, under 4 px, dropped as a line
+    const ident: Box[] = [];
+    for (let x = 20; x < 280; x += 16) ident.push([x, 42, x + 10, 52], [x + 10, 54, x + 16, 55]);
+    const body = [...para(20, 10, 1, 0), [20, 26, 100, 36] as Box, ...ident, ...para(20, 58, 2, 0)];
+    const img = page(320, 200, body);
+    const ls = inkLines(img, [0, 0, 320, 200]);
+    expect(ls.length).toBe(5);
+    expect(oneBlock(ls, false, img)).toBe(true);
+    // the same letters without underscores are words that would have fitted after the short line
+    const plain = page(320, 200, body.filter((b) => b[3] - b[1] > 1));
+    expect(oneBlock(inkLines(plain, [0, 0, 320, 200]), false, plain)).toBe(false);
   });
   it('a blank of more than a line height between two lines is a paragraph skip, at any pitch', () => {
     const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
@@ -191,9 +233,10 @@ describe('oneBlock / mergeSplitBlocks', () => {
   });
   it('a third, overlapping fragment of the merged block is dropped', () => {
     const img = page(320, 200, para(20, 10, 3, 0));
-    // the detector's three boxes: line 1, lines 1–2, lines 2–3; lines 2–3 join the middle one
-    const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 22]), det('text', [18, 9, 302, 38]), det('text', [18, 24, 302, 54])]);
-    expect(out.map((d) => [d.cls, ...d.box])).toEqual([['text', 18, 9, 302, 54]]);
+    // the detector's three boxes: lines 1–2, lines 2–3 and line 2 alone; the first two join, the
+    // third lies inside the result
+    const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 38]), det('text', [18, 24, 302, 54]), det('text', [18, 25, 302, 37])]);
+    expect(out.map((d) => [d.cls, ...d.box])).toEqual([['text', 18, 8, 302, 54]]);
   });
 });
 
@@ -246,11 +289,11 @@ describe('cutMarkerX', () => {
 });
 
 describe('oneLineClass', () => {
-  const line = (x: number) => [{ y0: 0, y1: 20, x, xEnd: 300 }];
+  const line = (x: number) => [{ y0: 0, y1: 20, x, xEnd: 300, base: 20 }];
   const block = (cls: Detection['cls'], kind: 'hanging' | 'flush', x: number) => ({
     d: det(cls, [90, 0, 310, 100]),
     kind,
-    lines: kind === 'hanging' ? [{ y0: 0, y1: 20, x, xEnd: 300 }, { y0: 25, y1: 45, x: x + 20, xEnd: 300 }] : [{ y0: 0, y1: 20, x, xEnd: 300 }, { y0: 25, y1: 45, x, xEnd: 300 }],
+    lines: kind === 'hanging' ? [{ y0: 0, y1: 20, x, xEnd: 300, base: 20 }, { y0: 25, y1: 45, x: x + 20, xEnd: 300, base: 45 }] : [{ y0: 0, y1: 20, x, xEnd: 300, base: 20 }, { y0: 25, y1: 45, x, xEnd: 300, base: 45 }],
   });
   it('a line at a list\'s marker column is an item; at the paragraphs\' body x it is text', () => {
     const d = det('text', [90, 200, 310, 220]);
@@ -326,7 +369,7 @@ describe('splitParagraphs', () => {
 });
 
 describe('markerBefore', () => {
-  const line = { y0: 10, y1: 30, x: 60, xEnd: 300 };
+  const line = { y0: 10, y1: 30, x: 60, xEnd: 300, base: 30 };
   it('finds a small blob of ink just left of a line, alone in its rows', () => {
     expect(markerBefore(page(320, 60, [[44, 15, 50, 25], [60, 10, 300, 30]]), line)).toBe(44);
     // "(a)": three glyphs joined across gaps ≤ 0.3 line heights

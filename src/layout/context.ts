@@ -76,6 +76,12 @@ export interface InkLine {
   x: number;
   /** one past the last ink column */
   xEnd: number;
+  /**
+   * The baseline: the last row of the line whose ink is ≥ 40 % of its fullest row's. Descenders and
+   * sub/superscripts are sparse rows, so two lines of one block sit one pitch apart here whatever
+   * their letters or inline math.
+   */
+  base: number;
 }
 
 /**
@@ -89,6 +95,7 @@ export function inkLines(img: Image, box: Box, pad = 4, inkBelow = 140): InkLine
   const y0 = Math.max(0, Math.floor(box[1]));
   const y1 = Math.min(img.height, Math.ceil(box[3]));
   const lines: InkLine[] = [];
+  const count = new Int32Array(Math.max(0, y1 - y0));
   let cur: InkLine | null = null;
   let gap = 0;
   for (let y = y0; y < y1; y++) {
@@ -110,15 +117,23 @@ export function inkLines(img: Image, box: Box, pad = 4, inkBelow = 140): InkLine
         break;
       }
     }
+    let n = 0;
+    for (let x = first; x <= last; x++) if (luma(img, x, y) < inkBelow) n++;
+    count[y - y0] = n;
     if (cur && gap <= 1) {
       cur.y1 = y + 1;
       cur.x = Math.min(cur.x, first);
       cur.xEnd = Math.max(cur.xEnd, last + 1);
     } else {
-      cur = { y0: y, y1: y + 1, x: first, xEnd: last + 1 };
+      cur = { y0: y, y1: y + 1, x: first, xEnd: last + 1, base: y + 1 };
       lines.push(cur);
     }
     gap = 0;
+  }
+  for (const l of lines) {
+    let most = 0;
+    for (let y = l.y0; y < l.y1; y++) most = Math.max(most, count[y - y0]);
+    for (let y = l.y0; y < l.y1; y++) if (count[y - y0] >= 0.4 * most) l.base = y + 1;
   }
   return lines.filter((l) => l.y1 - l.y0 >= 4);
 }
@@ -178,6 +193,7 @@ export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: I
   if (lines.length < 3) return [d];
   const lh = median(lines.map((l) => l.y1 - l.y0));
   const body = lowerMedian(lines.map((l) => l.x));
+  const basePitch = lowerMedian(lines.slice(1).map((l, i) => l.base - lines[i].base));
   const right = Math.max(...lines.map((l) => l.xEnd));
   // (a sliver under 0.6 line heights is a neighbour's line cut by the box, not a paragraph start)
   const starts = lines.flatMap((l, k) => (k > 0 && l.x > body + 0.4 * lh && lines[k - 1].xEnd < right - 1.5 * lh && l.y1 - l.y0 >= 0.6 * lh ? [k] : []));
@@ -237,11 +253,11 @@ function hOverlap(a: Box, b: Box): number {
  * Right end of a line's first word: the first blank run of ≥ `minGap` columns (no pixel darker than
  * `inkBelow` in the line's rows) after ink; `line.xEnd` when the line is one word.
  */
-export function firstWordEnd(img: Image, line: InkLine, minGap: number, inkBelow = 140): number {
+export function firstWordEnd(img: Image, line: InkLine, minGap: number, inkBelow = 140, yEnd = line.y1): number {
   let blank = 0;
   for (let x = line.x; x < line.xEnd; x++) {
     let ink = false;
-    for (let y = line.y0; y < line.y1 && !ink; y++) ink = luma(img, x, y) < inkBelow;
+    for (let y = line.y0; y < yEnd && !ink; y++) ink = luma(img, x, y) < inkBelow;
     if (ink) blank = 0;
     else if (++blank >= minGap) return x - blank + 1;
   }
@@ -254,40 +270,57 @@ export function firstWordEnd(img: Image, line: InkLine, minGap: number, inkBelow
  * off the body's x (first-line indent, or a marker left of it), or a line after a short one (a
  * paragraph's last line stops short of the right edge). A list item is its marker line followed by
  * continuation lines right of the marker. Needs ≥ 3 lines to know the pitch; two lines are one
- * block only by their shape: a marker line over its indented continuation (list), or an indented
- * first line running to the right edge over a flush one (paragraph), at a pitch of ≤ 1.9 line
- * heights (the 99th percentile inside val blocks is 1.84).
+ * block only by their shape, at a pitch of ≤ 1.9 line heights (the 99th percentile inside val
+ * blocks is 1.84): a marker line over its indented continuation (list), an indented first line
+ * running to the right edge over a flush one (paragraph), or two flush lines ≤ 1.6 line heights
+ * apart (baseline to baseline) whose first one runs to the right edge (`colRight`: the column's
+ * right edge when known, e.g. from the other blocks beside it), or whose second one opens with a
+ * word that would not have fitted after it.
+ * The pitch is measured at the top of the ink and, as a fallback, at the baselines (a line with
+ * tall inline math or without ascenders moves its top, not its baseline) and as the blank between
+ * lines. Lines fused by inline math (one "line" taller than 2.2 line heights) hide an indent: no.
  * With `page`, a short line inside the block is no paragraph end when the next line's first word
  * would not have fitted in the room it left (a long path or identifier wrapped whole).
  */
-export function oneBlock(lines: InkLine[], list: boolean, page?: Image): boolean {
+export function oneBlock(lines: InkLine[], list: boolean, page?: Image, colRight = 0): boolean {
   // a blank of more than one line height between two lines is a paragraph skip (inside val
   // blocks the widest gap is ≤ 0.81 line heights for 99 %)
-  const lh0 = median(lines.map((l) => l.y1 - l.y0));
-  if (lines.slice(1).some((l, k) => l.y0 - lines[k].y1 > lh0)) return false;
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  if (lines.slice(1).some((l, k) => l.y0 - lines[k].y1 > lh)) return false;
+  // a word break: a blank of ≥ 0.3 line heights (letters in sans faces sit up to 0.2 apart); the
+  // rows below the line count too, down to the next line, for underscores under a wrapped identifier
+  const wordGap = Math.max(2, Math.round(0.3 * lh));
+  const firstWord = (k: number) => {
+    const l = lines[k];
+    const yEnd = Math.min(l.y1 + Math.round(0.3 * lh), k + 1 < lines.length ? lines[k + 1].y0 : page ? page.height : l.y1);
+    return page ? firstWordEnd(page, l, wordGap, 140, yEnd) - l.x : 0;
+  };
   if (lines.length === 2) {
     const [a, b] = lines;
-    const lh = median(lines.map((l) => l.y1 - l.y0));
     if (b.y0 - a.y0 > 1.9 * lh) return false;
     if (list) return a.x < b.x - 0.4 * lh;
+    if (Math.abs(a.x - b.x) <= 0.4 * lh) {
+      if (b.base - a.base > 1.6 * lh) return false;
+      const room = Math.max(a.xEnd, b.xEnd, colRight) - a.xEnd;
+      return room <= 0.5 * lh || (page !== undefined && firstWord(1) + 0.25 * lh > room);
+    }
     return a.x > b.x + 0.4 * lh && b.xEnd - a.xEnd <= 1.5 * lh;
   }
   if (lines.length < 3) return false;
-  const lh = median(lines.map((l) => l.y1 - l.y0));
+  if (lines.some((l) => l.y1 - l.y0 > 2.2 * lh)) return false;
   const pitch = lowerMedian(lines.slice(1).map((l, i) => l.y0 - lines[i].y0));
+  const basePitch = lowerMedian(lines.slice(1).map((l, i) => l.base - lines[i].base));
   const right = Math.max(...lines.map((l) => l.xEnd));
   const short = Math.max(1.5 * lh, 2 * median(lines.slice(0, -1).map((l) => right - l.xEnd)));
   const rest = lines.slice(1);
-  // the blank between lines: a line with tall inline math moves its top (and the pitch) but not
-  // the blank above it
-  const minGap = Math.min(...rest.map((l, k) => l.y0 - lines[k].y1));
+  const blank = lowerMedian(rest.map((l, k) => l.y0 - lines[k].y1));
   const body = median(list ? rest.map((l) => l.x) : lines.map((l) => l.x));
   if (list && !(lines[0].x < body - 0.4 * lh)) return false;
   return rest.every((l, k) => {
     const prev = lines[k];
-    const pitchOk = l.y0 - prev.y0 <= pitch + Math.max(2, 0.2 * lh) || l.y0 - prev.y1 <= minGap + 0.25 * lh;
+    const pitchOk = l.y0 - prev.y0 <= pitch + Math.max(2, 0.2 * lh) || l.base - prev.base <= basePitch + 0.2 * lh || l.y0 - prev.y1 <= blank + 0.25 * lh;
     const room = right - prev.xEnd;
-    const wrapped = () => page !== undefined && firstWordEnd(page, l, Math.max(2, Math.round(0.2 * lh))) - l.x + 0.25 * lh > room;
+    const wrapped = () => page !== undefined && firstWord(k + 1) + 0.25 * lh > room;
     return pitchOk && Math.abs(l.x - body) <= 0.4 * lh && (room <= short || wrapped());
   });
 }
@@ -296,7 +329,8 @@ export function oneBlock(lines: InkLine[], list: boolean, page?: Image): boolean
  * Re-joins paragraphs and list items (`lists` false: paragraphs only) the detector cut in two, top
  * to bottom within a column: a pair
  * that overlaps horizontally by ≥ 80 % of the narrower box, with no other region between them,
- * merges when the lines of their union read as one block (`oneBlock`). A list item absorbs its
+ * merges when the lines of their union read as one block (`oneBlock`; the column's right edge is
+ * the furthest right edge of the other text and list boxes in the same column). A list item absorbs its
  * continuation whatever the lower part was called; a paragraph only a lower text part.
  */
 export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonly T[], lists = true): T[] {
@@ -313,7 +347,9 @@ export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonl
         const list = a.cls === 'list_item';
         if (!list && b.cls !== 'text') continue;
         const box: Box = [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])];
-        if (!oneBlock(inkLines(page, box), list, page)) continue;
+        const col = out.filter((d) => d !== a && d !== b && (d.cls === 'text' || d.cls === 'list_item') && hOverlap(d.box, box) >= 0.8 && d.box[2] - d.box[0] <= 1.2 * (box[2] - box[0]));
+        const colRight = Math.max(0, ...col.map((d) => d.box[2]));
+        if (!oneBlock(inkLines(page, box), list, page, colRight)) continue;
         const m = { ...a, box, score: Math.max(a.score, b.score) };
         out.splice(out.indexOf(a), 1, m);
         out.splice(out.indexOf(b), 1);

@@ -6,13 +6,14 @@
  *        [--split lo,combined | none]   (regions with split class evidence; default: config.split_evidence)
  *        [--no-reclass | --reclass-prob P]  (the second look at text-like classes; default: config.reclass)
  *        [--explain]   (one line per page that fails end to end, on stderr: what was missed, extra, relabelled or out of order)
+ *        [--draw DIR]  (each page that fails end to end as DIR/<page>.png: truth thin and grey, detections thick in their class colour)
  *        [--class-thr page_number=0.25,… | none]
  *
  * Reports mAP@0.5 and mAP@0.5:0.95 per class (detections from score 0.02), reading-order exact
  * match per page (a) on the ground-truth boxes (the algorithm alone) and (b) end to end on the
  * detections at the config's operating threshold, and the time per page.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mapReport, type Scored, type Truth } from '../map.ts';
 import { EVIDENCE_THRESHOLD, operatingPoint } from '../detector.ts';
@@ -21,12 +22,31 @@ import { readingOrder } from '../reading-order.ts';
 import { grayPlane } from '../preprocess.ts';
 import type { Image } from '../../recognizer/image.ts';
 import type { Box, RegionClass } from '../types.ts';
-import { loadDetector, parseFlags, readPngRgb } from './io.ts';
+import { CLASS_CODES, CLASS_COLORS, label, strokeRect, toRgbCopy } from './draw.ts';
+import { loadDetector, parseFlags, readPngRgb, writePngRgb } from './io.ts';
 
 interface GtRegion {
   cls: RegionClass;
   box: Box;
   order: number;
+}
+
+/** A failing page: the truth as thin grey boxes with its order, the detections thick in their class colour with theirs. */
+function drawFailure(path: string, img: Image, gt: GtRegion[], ordered: { cls: RegionClass; box: Box; order: number }[]): void {
+  const out = toRgbCopy(img);
+  for (const g of gt) {
+    strokeRect(out, g.box, [150, 150, 150], 1);
+    label(out, g.box[2] - 24, g.box[1] + 2, String(g.order), [150, 150, 150], 2);
+  }
+  for (const d of ordered) {
+    const b = d.box.map((v) => v - 3) as Box;
+    b[2] += 6;
+    b[3] += 6;
+    strokeRect(out, b, CLASS_COLORS[d.cls], 3);
+    label(out, b[0], Math.max(0, b[1] - 12), `${d.order} ${CLASS_CODES[d.cls]}`, CLASS_COLORS[d.cls], 2);
+  }
+  mkdirSync(join(path, '..'), { recursive: true });
+  writePngRgb(path, out);
 }
 
 /** Greedy one-to-one matching by IoU (≥ thr, same class unless anyClass) → gt index per prediction (or -1). */
@@ -152,6 +172,7 @@ async function main() {
       ];
       console.error(`${f}: ${why.join('; ')}`);
     }
+    if (flags.draw && !(inOrder && seq.length === gt.length && m.every((g) => g >= 0))) drawFailure(join(flags.draw, f.replace(/\.json$/, '.png')), img, gt, ordered);
     for (const [k, th] of sweep.entries()) {
       const o = readingOrder(await operating(img, gray, raw.detections, th), { width: img.width, height: img.height });
       const mm = matchToTruth(o, gt);
