@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, firstWordEnd, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -205,6 +205,18 @@ describe('oneBlock / mergeSplitBlocks', () => {
     // the same letters without underscores are words that would have fitted after the short line
     const plain = page(320, 200, body.filter((b) => b[3] - b[1] > 1));
     expect(oneBlock(inkLines(plain, [0, 0, 320, 200]), false, plain)).toBe(false);
+  });
+  it('the halves of a paragraph join even when the lower box cuts into the next paragraph\'s first line', () => {
+    // paragraph of 4 lines, then an indented paragraph; the lower box ends 4 px into its first line
+    const img = page(320, 240, [...para(20, 10, 4, 0), ...para(20, 84, 2, 12)]);
+    const box: Box = [18, 8, 302, 88];
+    expect(inkLines(img, box).length).toBe(5);
+    expect(withoutSlivers(inkLines(img, box), box).length).toBe(4);
+    expect(oneBlock(inkLines(img, box), false)).toBe(false);
+    const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 38]), det('text', [18, 40, 302, 88]), det('text', [18, 82, 302, 116])]);
+    expect(out.map((d) => [d.cls, ...d.box])).toEqual([['text', 18, 8, 302, 88], ['text', 18, 82, 302, 116]]);
+    // a full line at the box edge is no sliver
+    expect(withoutSlivers(inkLines(img, [18, 8, 302, 94]), [18, 8, 302, 94]).length).toBe(5);
   });
   it('a blank of more than a line height between two lines is a paragraph skip, at any pitch', () => {
     const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);

@@ -326,6 +326,21 @@ export function oneBlock(lines: InkLine[], list: boolean, page?: Image, colRight
 }
 
 /**
+ * `lines` of a box without the slivers at its top and bottom edge: an ink run that touches the edge
+ * and is under 0.6 of the median line height is a neighbouring line the box cuts into.
+ */
+export function withoutSlivers(lines: InkLine[], box: Box): InkLine[] {
+  if (lines.length < 3) return lines;
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  const sliver = (l: InkLine) => l.y1 - l.y0 < 0.6 * lh && (l.y0 <= Math.floor(box[1]) || l.y1 >= Math.ceil(box[3]));
+  let a = 0;
+  let b = lines.length;
+  if (sliver(lines[0])) a++;
+  if (sliver(lines[b - 1])) b--;
+  return b - a >= 2 ? lines.slice(a, b) : lines;
+}
+
+/**
  * Re-joins paragraphs and list items (`lists` false: paragraphs only) the detector cut in two, top
  * to bottom within a column: a pair
  * that overlaps horizontally by ≥ 80 % of the narrower box, with no other region between them,
@@ -349,7 +364,7 @@ export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonl
         const box: Box = [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])];
         const col = out.filter((d) => d !== a && d !== b && (d.cls === 'text' || d.cls === 'list_item') && hOverlap(d.box, box) >= 0.8 && d.box[2] - d.box[0] <= 1.2 * (box[2] - box[0]));
         const colRight = Math.max(0, ...col.map((d) => d.box[2]));
-        if (!oneBlock(inkLines(page, box), list, page, colRight)) continue;
+        if (!oneBlock(withoutSlivers(inkLines(page, box), box), list, page, colRight)) continue;
         const m = { ...a, box, score: Math.max(a.score, b.score) };
         out.splice(out.indexOf(a), 1, m);
         out.splice(out.indexOf(b), 1);
