@@ -20,15 +20,23 @@ const truth = JSON.parse(readFileSync(join(FIX, 'p0950000.json'), 'utf8')) as { 
 const picked = truth.regions.filter((r) => [2, 6, 7].includes(r.order));
 
 let engine: OcrEngine;
+let disposed = false;
+let layoutReleased = 0;
 beforeAll(async () => {
   engine = await OcrEngine.load(diskFetcher(), {
     ort: ort as unknown as OrtModuleLike,
     ortSessionOptions: { intraOpNumThreads: 1 },
     prefer: 'cpu',
-    makeLayout: async () => ({ name: 'truth', detect: async (): Promise<LayoutRegion[]> => picked.map((r, i) => ({ cls: r.cls, box: r.box, score: 1, order: i })) }),
+    makeLayout: async () => ({
+      name: 'truth',
+      detect: async (): Promise<LayoutRegion[]> => picked.map((r, i) => ({ cls: r.cls, box: r.box, score: 1, order: i })),
+      release: async () => void layoutReleased++,
+    }),
   });
 }, 120_000);
-afterAll(() => engine?.dispose());
+afterAll(() => {
+  if (!disposed) engine?.dispose();
+});
 
 describe('OcrEngine (line units)', () => {
   it('reads a text region one strip at a time and merges the lines', async () => {
@@ -61,5 +69,12 @@ describe('OcrEngine (line units)', () => {
   it('joins units like the corpus joins lines', () => {
     expect(OcrEngine.joinUnits([' a b ', '', 'c', ' d'])).toBe('a b c d');
     expect(OcrEngine.joinUnits([])).toBe('');
+  });
+
+  it('dispose releases the layout model with the decoder and the vision encoder', () => {
+    expect(layoutReleased).toBe(0);
+    engine.dispose();
+    disposed = true;
+    expect(layoutReleased).toBe(1);
   });
 });

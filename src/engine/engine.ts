@@ -25,6 +25,8 @@ export interface LayoutRegion {
 export interface LayoutModel {
   detect(page: Image): Promise<LayoutRegion[]>;
   readonly name: string;
+  /** frees what the model holds (onnxruntime sessions); optional for models that hold nothing */
+  release?(): Promise<void>;
 }
 
 export interface AssetFetcher {
@@ -289,6 +291,7 @@ export class OcrEngine {
   dispose(): void {
     this.decoder.dispose();
     void this.vision.release();
+    void this.layout.release?.();
   }
 }
 

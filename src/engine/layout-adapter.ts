@@ -9,5 +9,6 @@ export async function makeLayoutModel(fetcher: AssetFetcher, ort: OrtModuleLike,
   return {
     name: `${index.layout} (${det.config.input_w}×${det.config.input_h})`,
     detect: (page) => det.detect(page),
+    release: () => det.release(),
   };
 }
