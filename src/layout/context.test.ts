@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, splitHeading, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -249,6 +249,38 @@ describe('oneBlock / mergeSplitBlocks', () => {
     // third lies inside the result
     const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 38]), det('text', [18, 24, 302, 54]), det('text', [18, 25, 302, 37])]);
     expect(out.map((d) => [d.cls, ...d.box])).toEqual([['text', 18, 8, 302, 54]]);
+  });
+});
+
+describe('splitHeading', () => {
+  // a line of "letters": vertical strokes `w` px wide every 6 px from x0 to x1
+  const strokes = (y: number, x0: number, x1: number, w: number, h = 12): Box[] => {
+    const out: Box[] = [];
+    for (let x = x0; x + w <= x1; x += 6) out.push([x, y, x + w, y + h]);
+    return out;
+  };
+  it('a bold first line over body lines becomes a heading fitted to its ink; the rest stays text', () => {
+    const bars = [...strokes(10, 20, 160, 4), ...strokes(30, 20, 300, 2), ...strokes(46, 20, 300, 2), ...strokes(62, 20, 200, 2)];
+    const img = page(320, 100, bars);
+    const d = det('text', [16, 6, 304, 78]);
+    const parts = splitHeading(img, d, inkLines(img, d.box));
+    expect(parts.map((p) => p.cls)).toEqual(['section_heading', 'text']);
+    const [h, t] = parts.map((p) => p.box);
+    expect(h[0]).toBeCloseTo(20 - 1.2, 5);
+    expect(h[2]).toBeCloseTo(156 + 1.2, 5);
+    expect(h[3]).toBeLessThanOrEqual(30);
+    expect(t[1]).toBeGreaterThanOrEqual(h[3]);
+    expect([t[0], t[2], t[3]]).toEqual([16, 304, 78]);
+  });
+  it('leaves paragraphs alone: same strokes throughout, a heavy line cut by the box top, list items', () => {
+    const plain = page(320, 100, [...strokes(10, 20, 300, 2), ...strokes(30, 20, 300, 2), ...strokes(46, 20, 200, 2)]);
+    const d = det('text', [16, 6, 304, 62]);
+    expect(splitHeading(plain, d, inkLines(plain, d.box))).toEqual([d]);
+    const bold = page(320, 100, [...strokes(10, 20, 160, 4), ...strokes(30, 20, 300, 2), ...strokes(46, 20, 200, 2)]);
+    const cut = det('text', [16, 16, 304, 62]);
+    expect(splitHeading(bold, cut, inkLines(bold, cut.box))).toEqual([cut]);
+    const item = det('list_item', [16, 6, 304, 62]);
+    expect(splitHeading(bold, item, inkLines(bold, item.box))).toEqual([item]);
   });
 });
 

@@ -55,6 +55,8 @@ export interface ContextOptions {
   ratioGap?: number;
   /** re-join paragraphs / list items cut in two (mergeSplitBlocks; default true) */
   merge?: boolean;
+  /** split off a bold heading the detector took into the paragraph below it (splitHeading; default true) */
+  heading?: boolean;
   /** trim blank rows off text / list item boxes (trimBlankRows; default true) */
   trim?: boolean;
   /** one- or two-line regions: bold → section heading, regular → not (strokeWidth; default true) */
@@ -183,6 +185,33 @@ export function splitListItem<T extends Detection>(d: T, lines: InkLine[]): T[] 
 }
 
 /**
+ * Splits off a section heading the detector took into the paragraph right below it: the box's
+ * first line (or first two, a wrapped heading) drawn with strokes ≥ 1.3× as wide as the lines
+ * below (on 400 training pages: 0 of 3,048 ground-truth paragraphs, 486 of 538 one-line headings
+ * over the paragraph they open). The heading is fitted to its ink (a heading is as wide as its
+ * words, the paragraph as wide as the column); the paragraph keeps the box below it.
+ */
+export function splitHeading<T extends Detection>(page: Image, d: T, lines: InkLine[]): T[] {
+  if (d.cls !== 'text' || lines.length < 2) return [d];
+  const heavy = (k: number) => {
+    const rest = strokeWidth(page, d.box, lines.slice(k + 1));
+    return rest > 0 && strokeWidth(page, d.box, [lines[k]]) >= 1.3 * rest;
+  };
+  // (a neighbour's line that the box cuts at its top edge is no heading, whatever its strokes)
+  const full = (k: number) => lines[k].y1 - lines[k].y0 >= 0.8 * median(lines.slice(k + 1).map((l) => l.y1 - l.y0)) && lines[k].y0 > Math.floor(d.box[1]);
+  if (!full(0) || !heavy(0)) return [d];
+  const n = lines.length >= 3 && full(1) && heavy(1) ? 2 : 1;
+  const head = lines.slice(0, n);
+  const lh = median(lines.map((l) => l.y1 - l.y0));
+  const bodyLh = median(lines.slice(n).map((l) => l.y1 - l.y0));
+  const cut = (head[n - 1].y1 + lines[n].y0) / 2;
+  return [
+    { ...d, cls: 'section_heading' as RegionClass, box: [Math.min(...head.map((l) => l.x)) - 0.1 * lh, Math.max(d.box[1], head[0].y0 - 0.28 * lh), Math.max(...head.map((l) => l.xEnd)) + 0.1 * lh, Math.min(cut, head[n - 1].y1 + 0.11 * lh)] as Box },
+    { ...d, box: [d.box[0], Math.max(cut, lines[n].y0 - 0.28 * bodyLh), d.box[2], d.box[3]] as Box },
+  ];
+}
+
+/**
  * Splits a text box holding more than one paragraph before every line that starts a new one: a
  * line indented past the body's x (≥ 0.4 line heights) right after a line that stops short of the
  * right edge (≥ 1.5 line heights), the shape of a one-line indented paragraph over the first line
@@ -193,7 +222,6 @@ export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: I
   if (lines.length < 3) return [d];
   const lh = median(lines.map((l) => l.y1 - l.y0));
   const body = lowerMedian(lines.map((l) => l.x));
-  const basePitch = lowerMedian(lines.slice(1).map((l, i) => l.base - lines[i].base));
   const right = Math.max(...lines.map((l) => l.xEnd));
   // (a sliver under 0.6 line heights is a neighbour's line cut by the box, not a paragraph start)
   const starts = lines.flatMap((l, k) => (k > 0 && l.x > body + 0.4 * lh && lines[k - 1].xEnd < right - 1.5 * lh && l.y1 - l.y0 >= 0.6 * lh ? [k] : []));
@@ -647,7 +675,8 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     }
   }
   // paragraphs / list items cut in two re-joined, text vs list item by indentation, merged list items split
-  const blocks = merge ? mergeSplitBlocks(page, out) : out;
+  const joined = merge ? mergeSplitBlocks(page, out) : out;
+  const blocks = o.heading === false ? joined : joined.flatMap((d) => (d.cls === 'text' ? splitHeading(page, d, linesOf(d.box)) : [d]));
   const shaped: { d: T; lines: InkLine[]; kind: IndentKind }[] = [];
   for (const d of blocks) {
     if (d.cls !== 'text' && d.cls !== 'list_item') continue;

@@ -2,7 +2,7 @@
  * Layout evaluation with the shipped code path (TS preprocessing + ONNX + TS post-processing):
  *
  *   npm run layout:eval -- --data data/synth/val [--model public/models/layout] [--limit N]
- *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-trim] [--no-one-line] [--no-weight] [--veto R]
+ *        [--runtime node|wasm] [--out eval.json] [--threshold T] [--no-refine | --refine cls,cls] [--no-context] [--no-merge] [--no-heading] [--no-trim] [--no-one-line] [--no-weight] [--veto R]
  *        [--split lo,combined | none]   (regions with split class evidence; default: config.split_evidence)
  *        [--no-reclass | --reclass-prob P]  (the second look at text-like classes; default: config.reclass)
  *        [--explain]   (one line per page that fails end to end, on stderr: what was missed, extra, relabelled or out of order)
@@ -93,7 +93,7 @@ async function main() {
   const thr = flags.threshold ? Number(flags.threshold) : det.config.score_threshold;
   const xiou = det.config.cross_class_iou ?? 0.7;
   if (flags.veto !== undefined && !(Number(flags.veto) >= 0 && Number(flags.veto) <= 1)) throw new Error(`--veto: "${flags.veto}" is not a ratio between 0 and 1`);
-  const context = flags['no-context'] ? false : { merge: !flags['no-merge'], trim: !flags['no-trim'], oneLine: !flags['no-one-line'], weight: !flags['no-weight'], veto: flags.veto !== undefined ? Number(flags.veto) : det.config.context_veto ?? 0 };
+  const context = flags['no-context'] ? false : { merge: !flags['no-merge'], heading: !flags['no-heading'], trim: !flags['no-trim'], oneLine: !flags['no-one-line'], weight: !flags['no-weight'], veto: flags.veto !== undefined ? Number(flags.veto) : det.config.context_veto ?? 0 };
   // per-class operating points: the config's, or --class-thr cls=t,cls=t ('none': one threshold for all)
   const classThr: Record<string, number> = flags['class-thr'] === 'none' ? {} : flags['class-thr']
     ? Object.fromEntries(flags['class-thr'].split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]))
