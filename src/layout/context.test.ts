@@ -389,6 +389,18 @@ describe('splitParagraphs', () => {
     const cut = det('text', [18, 14, 302, 72]);
     expect(splitParagraphs(img, cut, inkLines(img, cut.box))[0].box[1]).toBeCloseTo(10 - 2.8);
   });
+  it('where paragraphs open with an indent, a line indented like the first starts one even after a full line', () => {
+    // two paragraphs of two lines each, first lines indented by 12 px, every line running to x 300
+    const img = page(320, 100, [...para(20, 10, 2, 12), ...para(20, 44, 2, 12)]);
+    const d = det('text', [18, 8, 302, 74]);
+    const parts = splitParagraphs(img, d, inkLines(img, d.box));
+    expect(parts).toHaveLength(2);
+    expect(parts[1].box[1]).toBeGreaterThan(36);
+    expect(parts[1].box[1]).toBeLessThan(44);
+    // the same lines with a flush first line: an indented line after a full one is no paragraph start
+    const flush = page(320, 100, [...para(20, 10, 2, 0), ...para(20, 44, 2, 12)]);
+    expect(splitParagraphs(flush, d, inkLines(flush, d.box))).toEqual([d]);
+  });
   it('relabelByContext: the lower part split off a box joins the first line boxed on its own', () => {
     // paragraph 1: indented line (its own box) + short flush line; paragraph 2: indented + 2 flush,
     // one box over paragraph 1's second line and all of paragraph 2

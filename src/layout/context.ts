@@ -215,7 +215,8 @@ export function splitHeading<T extends Detection>(page: Image, d: T, lines: InkL
  * Splits a text box holding more than one paragraph before every line that starts a new one: a
  * line indented past the body's x (≥ 0.4 line heights) right after a line that stops short of the
  * right edge (≥ 1.5 line heights), the shape of a one-line indented paragraph over the first line
- * of the next. The upper part is fitted to its lines' ink (a line the box cut at its top is
+ * of the next; or, when the box opens with an indented line, any line indented like it (± 0.3
+ * line heights), even after a full line. The upper part is fitted to its lines' ink (a line the box cut at its top is
  * followed up to its first row), the last part keeps the box's extent below its first line.
  */
 export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: InkLine[]): T[] {
@@ -224,7 +225,11 @@ export function splitParagraphs<T extends Detection>(page: Image, d: T, lines: I
   const body = lowerMedian(lines.map((l) => l.x));
   const right = Math.max(...lines.map((l) => l.xEnd));
   // (a sliver under 0.6 line heights is a neighbour's line cut by the box, not a paragraph start)
-  const starts = lines.flatMap((l, k) => (k > 0 && l.x > body + 0.4 * lh && lines[k - 1].xEnd < right - 1.5 * lh && l.y1 - l.y0 >= 0.6 * lh ? [k] : []));
+  const indented = (l: InkLine) => l.x > body + 0.4 * lh;
+  // the box opens with an indented line: paragraphs here are marked by their first-line indent, so
+  // a line indented like the first starts one even after a full line
+  const sameIndent = (l: InkLine) => indented(lines[0]) && Math.abs(l.x - lines[0].x) <= 0.3 * lh;
+  const starts = lines.flatMap((l, k) => (k > 0 && indented(l) && (lines[k - 1].xEnd < right - 1.5 * lh || sameIndent(l)) && l.y1 - l.y0 >= 0.6 * lh ? [k] : []));
   if (!starts.length) return [d];
   const cuts = [0, ...starts, lines.length];
   return cuts.slice(0, -1).map((s0, k) => {
