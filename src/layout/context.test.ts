@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, splitHeading, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
+import { strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, splitHeading, mergeHeadingParts, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -281,6 +281,23 @@ describe('splitHeading', () => {
     expect(splitHeading(bold, cut, inkLines(bold, cut.box))).toEqual([cut]);
     const item = det('list_item', [16, 6, 304, 62]);
     expect(splitHeading(bold, item, inkLines(bold, item.box))).toEqual([item]);
+  });
+});
+
+describe('mergeHeadingParts', () => {
+  it('joins a heading boxed line by line or twice; keeps headings apart that have room between them', () => {
+    const l1 = det('section_heading', [74, 280, 363, 317], 0.83);
+    const l2 = det('section_heading', [88, 321, 517, 355], 0.75);
+    expect(mergeHeadingParts([l2, l1]).map((d) => [...d.box, d.score])).toEqual([[74, 280, 517, 355, 0.83]]);
+    const twice = [det('section_heading', [82, 315, 508, 359], 0.82), det('section_heading', [92, 325, 376, 376], 0.62)];
+    expect(mergeHeadingParts(twice).map((d) => d.box)).toEqual([[82, 315, 508, 376]]);
+    // 8 px apart (0.24 of the 34-px box), another column, or text: untouched
+    const apart = [l1, det('section_heading', [88, 325, 517, 359])];
+    expect(mergeHeadingParts(apart)).toEqual(apart);
+    const other = [l1, det('section_heading', [620, 321, 900, 355])];
+    expect(mergeHeadingParts(other)).toEqual(other);
+    const text = [l1, det('text', [74, 318, 517, 400])];
+    expect(mergeHeadingParts(text)).toEqual(text);
   });
 });
 

@@ -359,6 +359,32 @@ export function oneBlock(lines: InkLine[], list: boolean, page?: Image, colRight
 }
 
 /**
+ * Joins the pieces of one section heading the detector boxed line by line (a heading wrapped over
+ * two lines) or twice (two overlapping boxes): two headings in one column (horizontal overlap ≥ 50 %
+ * of the narrower) that overlap vertically or sit closer than 0.15 of the shorter box's height. On
+ * 1,500 training pages, consecutive ground-truth headings are ≥ 0.19 of it apart.
+ */
+export function mergeHeadingParts<T extends Detection>(dets: readonly T[]): T[] {
+  const out = [...dets];
+  for (let changed = true; changed; ) {
+    changed = false;
+    const hs = out.filter((d) => d.cls === 'section_heading');
+    search: for (const a of hs) {
+      for (const b of hs) {
+        if (a === b || b.box[1] < a.box[1] || hOverlap(a.box, b.box) < 0.5) continue;
+        if (b.box[1] - a.box[3] > 0.15 * Math.min(a.box[3] - a.box[1], b.box[3] - b.box[1])) continue;
+        const m = { ...a, box: [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])] as Box, score: Math.max(a.score, b.score) };
+        out.splice(out.indexOf(a), 1, m);
+        out.splice(out.indexOf(b), 1);
+        changed = true;
+        break search;
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * `lines` of a box without the slivers at its top and bottom edge: an ink run that touches the edge
  * and is under 0.6 of the median line height is a neighbouring line the box cuts into.
  */
@@ -680,7 +706,7 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
     }
   }
   // paragraphs / list items cut in two re-joined, text vs list item by indentation, merged list items split
-  const joined = merge ? mergeSplitBlocks(page, out) : out;
+  const joined = merge ? mergeSplitBlocks(page, mergeHeadingParts(out)) : out;
   const blocks = o.heading === false ? joined : joined.flatMap((d) => (d.cls === 'text' ? splitHeading(page, d, linesOf(d.box)) : [d]));
   const shaped: { d: T; lines: InkLine[]; kind: IndentKind }[] = [];
   for (const d of blocks) {
