@@ -359,6 +359,18 @@ export function oneBlock(lines: InkLine[], list: boolean, page?: Image, colRight
 }
 
 /**
+ * Whether `regions[i]` may be a caption: a table or figure sits within `gapFrac` of the page height
+ * above or below it (overlapping it horizontally), and no other caption sits by that table or
+ * figure (each has one caption). The rule `relabelByContext` pairs captions by, for a later look
+ * that proposes a caption.
+ */
+export function captionPlace(regions: readonly Detection[], i: number, pageHeight: number, gapFrac = 0.027): boolean {
+  const gap = gapFrac * pageHeight;
+  return regions.some((t) => (t.cls === 'table' || t.cls === 'figure') && verticalGap(regions[i].box, t.box) <= gap
+    && !regions.some((c, j) => j !== i && c.cls === 'caption' && verticalGap(c.box, t.box) <= gap));
+}
+
+/**
  * Joins the pieces of one section heading the detector boxed line by line (a heading wrapped over
  * two lines) or twice (two overlapping boxes): two headings in one column (horizontal overlap ≥ 50 %
  * of the narrower) that overlap vertically or sit closer than 0.15 of the shorter box's height. On

@@ -78,6 +78,43 @@ describe('relabelFrom', () => {
   });
 });
 
+describe('RegionClassifier.relabel (fake runtime)', () => {
+  // a classifier that calls every region a caption with p ≈ 1
+  const classes = REGION_CLASSES as readonly RegionClass[];
+  const CAP = classes.indexOf('caption');
+  const fake: OrtModuleLike = {
+    Tensor: class {
+      constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {}
+    } as unknown as OrtModuleLike['Tensor'],
+    InferenceSession: {
+      create: async () => ({
+        inputNames: ['window', 'geom'],
+        outputNames: ['logits'],
+        run: async (feeds: Record<string, { dims: readonly number[] }>) => {
+          const n = feeds.geom.dims[0];
+          const logits = new Float32Array(n * classes.length);
+          for (let k = 0; k < n; k++) logits[k * classes.length + CAP] = 20;
+          return { logits: { data: logits, dims: [n, classes.length] } };
+        },
+      }),
+    },
+  };
+  const config: ReclassConfig = { model: 'fake.onnx', classes: ['text', 'caption', 'list_item'], min_prob: 0.9 };
+  it('makes a caption only beside a table or figure that has none', async () => {
+    const rc = await RegionClassifier.create(fake, new Uint8Array(1), classes, config);
+    const page = makeImage(1000, 1000, 1);
+    page.data.fill(255);
+    const fig = { cls: 'figure' as RegionClass, box: [100, 100, 500, 400] as Box, score: 0.9 };
+    const under = { cls: 'text' as RegionClass, box: [100, 410, 500, 440] as Box, score: 0.9 };
+    const far = { cls: 'text' as RegionClass, box: [100, 700, 500, 740] as Box, score: 0.9 };
+    const out = await rc.relabel(page, [fig, under, far]);
+    expect(out.map((r) => r.cls)).toEqual(['figure', 'caption', 'text']);
+    // the figure already has its caption above: the region below stays text
+    const above = { cls: 'caption' as RegionClass, box: [100, 60, 500, 90] as Box, score: 0.9 };
+    expect((await rc.relabel(page, [fig, above, under])).map((r) => r.cls)).toEqual(['figure', 'caption', 'text']);
+  });
+});
+
 interface Golden {
   page: { height: number; width: number };
   boxes: Box[];

@@ -13,6 +13,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
+import { captionPlace } from './context.ts';
 import { grayPlane } from './preprocess.ts';
 import type { Box, Detection, RegionClass } from './types.ts';
 
@@ -117,6 +118,10 @@ export class RegionClassifier {
     idx.forEach((i, k) => {
       const cls = relabelFrom(probs[k], this.classes, allowed, regions[i].cls, this.config.min_prob);
       if (cls !== regions[i].cls) out[i] = { ...regions[i], cls };
+    });
+    // a new caption needs a table or figure beside it with no other caption (after this look)
+    idx.forEach((i) => {
+      if (out[i].cls === 'caption' && regions[i].cls !== 'caption' && !captionPlace(out, i, page.height)) out[i] = regions[i];
     });
     return out;
   }
