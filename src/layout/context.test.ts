@@ -298,6 +298,11 @@ describe('mergeHeadingParts', () => {
     expect(mergeHeadingParts(other)).toEqual(other);
     const text = [l1, det('text', [74, 318, 517, 400])];
     expect(mergeHeadingParts(text)).toEqual(text);
+    // a title boxed line by line joins too; a title and a heading do not
+    const title = [det('title', [138, 96, 1082, 160], 0.78), det('title', [480, 161, 771, 225], 0.69)];
+    expect(mergeHeadingParts(title).map((d) => [d.cls, ...d.box])).toEqual([['title', 138, 96, 1082, 225]]);
+    const mixed = [title[0], det('section_heading', [480, 161, 771, 225])];
+    expect(mergeHeadingParts(mixed)).toEqual(mixed);
   });
 });
 

@@ -371,19 +371,20 @@ export function captionPlace(regions: readonly Detection[], i: number, pageHeigh
 }
 
 /**
- * Joins the pieces of one section heading the detector boxed line by line (a heading wrapped over
- * two lines) or twice (two overlapping boxes): two headings in one column (horizontal overlap ≥ 50 %
- * of the narrower) that overlap vertically or sit closer than 0.15 of the shorter box's height. On
- * 1,500 training pages, consecutive ground-truth headings are ≥ 0.19 of it apart.
+ * Joins the pieces of one section heading (or title) the detector boxed line by line (a heading
+ * wrapped over two lines) or twice (two overlapping boxes): two headings in one column (horizontal
+ * overlap ≥ 50 % of the narrower) that overlap vertically or sit closer than 0.15 of the shorter
+ * box's height. On 1,500 training pages, consecutive ground-truth headings and titles are ≥ 0.19 of
+ * it apart.
  */
 export function mergeHeadingParts<T extends Detection>(dets: readonly T[]): T[] {
   const out = [...dets];
   for (let changed = true; changed; ) {
     changed = false;
-    const hs = out.filter((d) => d.cls === 'section_heading');
+    const hs = out.filter((d) => d.cls === 'section_heading' || d.cls === 'title');
     search: for (const a of hs) {
       for (const b of hs) {
-        if (a === b || b.box[1] < a.box[1] || hOverlap(a.box, b.box) < 0.5) continue;
+        if (a === b || a.cls !== b.cls || b.box[1] < a.box[1] || hOverlap(a.box, b.box) < 0.5) continue;
         if (b.box[1] - a.box[3] > 0.15 * Math.min(a.box[3] - a.box[1], b.box[3] - b.box[1])) continue;
         const m = { ...a, box: [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])] as Box, score: Math.max(a.score, b.score) };
         out.splice(out.indexOf(a), 1, m);
