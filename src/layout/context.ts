@@ -12,7 +12,11 @@
  * - **Headings are bold**: a one- or two-line region whose stroke width is ≥ 1.25× that of the
  *   page's paragraphs is a section heading; a "heading" at ≤ 1.15× takes its best text evidence.
  * - **Split blocks**: a paragraph or list item the detector cut in two is re-joined when the lines
- *   of the union read as one block (same pitch, no indent, no short line before the cut).
+ *   of the union read as one block (same pitch at the tops or the baselines, no indent, no short
+ *   line before the cut unless the next word would not have fitted; `oneBlock`); a heading or title
+ *   boxed line by line is one box again (`mergeHeadingParts`).
+ * - **Headings swallowed by their paragraph**: a text box whose first line has strokes ≥ 1.3× as
+ *   wide as the lines below is split into that heading and the paragraph (`splitHeading`).
  * - **Blank rows** past the first/last line of ink are trimmed off text and list item boxes.
  * - **List items** have a hanging indent (the marker line starts left of the lines after it);
  *   paragraphs are flush or indent their first line. A multi-line text/list_item region is
@@ -23,7 +27,8 @@
  *   "list item" with no marker that its column places as text is text, whatever the detector said.
  * - **Paragraph skips**: lines more than one line height apart never read as one block.
  * - **Merged list items**: a list_item region with several hanging starts is split before each;
- *   **merged paragraphs** (a short line, then an indented one) likewise (`splitParagraphs`), and
+ *   **merged paragraphs** (a short line, then an indented one; or a line indented like the box's
+ *   indented first line) likewise (`splitParagraphs`), and
  *   a flush "list item" along the detector's own one-item boxes inside it (`splitFlushItems`).
  *
  * Measured on the synthetic val pages (`npm run layout:eval`, docs/LAYOUT.md).
@@ -53,7 +58,7 @@ export interface ContextOptions {
   /** a claim on the score ratio alone needs the region within this many of its ink-line heights
    *  of the table/figure (default 1; 0 = any distance within `captionGap`) */
   ratioGap?: number;
-  /** re-join paragraphs / list items cut in two (mergeSplitBlocks; default true) */
+  /** re-join paragraphs / list items cut in two (mergeSplitBlocks) and headings boxed line by line (mergeHeadingParts); default true */
   merge?: boolean;
   /** split off a bold heading the detector took into the paragraph below it (splitHeading; default true) */
   heading?: boolean;

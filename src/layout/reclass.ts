@@ -5,7 +5,8 @@
  * ("Revision 9"), or a footnote and a paragraph, are strokes of the same shape. `reclass.onnx`
  * sees the region's top-left corner at a fixed physical scale (0.75 px per px of a 150-dpi page
  * 1275 px wide): digits, bullets, "Figure 3:", font size. It relabels a region only among the
- * text-like classes, and only when it is sure (`min_prob`).
+ * text-like classes, and only when it is sure (`min_prob`); it makes a caption only beside a table
+ * or figure that has no other caption (`captionPlace`).
  *
  *   window  (N, 2, 72, 288): ink (255 − gray)/255 and the box mask, bilinear, outside = white
  *   geom    (N, 6): x0/W, y0/H, x1/W, y1/H, box height/u/100, box width/u/1000  (u = W/1275)
