@@ -291,7 +291,7 @@ export class OcrEngine {
   dispose(): void {
     this.decoder.dispose();
     void this.vision.release();
-    void this.layout.release?.();
+    void this.layout.release?.().catch(() => undefined);
   }
 }
 

@@ -162,9 +162,11 @@ describe('oneBlock / mergeSplitBlocks', () => {
     // flush over flush at the block pitch, the first line running to the column's right edge: one
     // paragraph; the same lines in a column whose other blocks run 40 px further (the first line
     // stopped short: a one-line paragraph), or 10 px further apart (a paragraph skip): two
-    expect(oneBlock(lines(para(20, 10, 2, 0)), false)).toBe(true);
+    expect(oneBlock(lines(para(20, 10, 2, 0)), false, undefined, 302)).toBe(true);
     expect(oneBlock(lines(para(20, 10, 2, 0)), false, undefined, 340)).toBe(false);
-    expect(oneBlock(lines([...para(20, 10, 1, 0), ...para(20, 36, 1, 0)]), false)).toBe(false);
+    expect(oneBlock(lines([...para(20, 10, 1, 0), ...para(20, 36, 1, 0)]), false, undefined, 302)).toBe(false);
+    // with no column edge known, two flush lines may be two one-line paragraphs
+    expect(oneBlock(lines(para(20, 10, 2, 0)), false)).toBe(false);
     // a short indented line, or lines too far apart: no
     expect(oneBlock(lines([[32, 10, 200, 20], [20, 26, 300, 36]]), false)).toBe(false);
     expect(oneBlock(lines([[32, 10, 300, 20], [20, 36, 300, 46]]), false)).toBe(false);
@@ -179,10 +181,11 @@ describe('oneBlock / mergeSplitBlocks', () => {
     const img = page(320, 200, [...line(10), ...line(30), ...line(50), ...line(70, 300, false, true), ...line(90, 150)]);
     const ls = inkLines(img, [0, 0, 320, 200]);
     expect(ls.map((l) => l.base)).toEqual([20, 40, 60, 80, 100]);
-    // the fourth line's top is 4 px low (pitch 24 from the third) and its blank above 7 px (others 7)
+    // the fourth line's top is 4 px low (pitch 24 from the third, others 20) and the blank above it
+    // 11 px (others 7): only its baseline keeps the block's pitch
     expect(oneBlock(ls, false, img)).toBe(true);
-    // a real paragraph skip moves the baseline too
-    const skip = page(320, 200, [...line(10), ...line(30), ...line(50), ...line(78, 300, false, true), ...line(98, 150)]);
+    // a skip of 4 px (blank 11 px, under a line height, so no blank rule) moves the baseline too
+    const skip = page(320, 200, [...line(10), ...line(30), ...line(50), ...line(74), ...line(94, 150)]);
     expect(oneBlock(inkLines(skip, [0, 0, 320, 200]), false, skip)).toBe(false);
   });
   it('lines fused by inline math (one ink run over two lines) hide an indent: not one block', () => {
@@ -245,9 +248,9 @@ describe('oneBlock / mergeSplitBlocks', () => {
   });
   it('a third, overlapping fragment of the merged block is dropped', () => {
     const img = page(320, 200, para(20, 10, 3, 0));
-    // the detector's three boxes: lines 1–2, lines 2–3 and line 2 alone; the first two join, the
-    // third lies inside the result
-    const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 38]), det('text', [18, 24, 302, 54]), det('text', [18, 25, 302, 37])]);
+    // the detector's three boxes: lines 1–2, lines 2–3 and lines 1–2 again (a little tighter, so
+    // not "between" the other two); the first two join and the third lies inside the result
+    const out = mergeSplitBlocks(img, [det('text', [18, 8, 302, 38]), det('text', [18, 24, 302, 54]), det('text', [18, 9, 302, 37])]);
     expect(out.map((d) => [d.cls, ...d.box])).toEqual([['text', 18, 8, 302, 54]]);
   });
 });

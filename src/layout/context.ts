@@ -84,7 +84,7 @@ export interface InkLine {
   /** one past the last ink column */
   xEnd: number;
   /**
-   * The baseline: the last row of the line whose ink is ≥ 40 % of its fullest row's. Descenders and
+   * The baseline: one past the last row of the line whose ink is ≥ 40 % of its fullest row's. Descenders and
    * sub/superscripts are sparse rows, so two lines of one block sit one pitch apart here whatever
    * their letters or inline math.
    */
@@ -311,9 +311,9 @@ export function firstWordEnd(img: Image, line: InkLine, minGap: number, inkBelow
  * block only by their shape, at a pitch of ≤ 1.9 line heights (the 99th percentile inside val
  * blocks is 1.84): a marker line over its indented continuation (list), an indented first line
  * running to the right edge over a flush one (paragraph), or two flush lines ≤ 1.6 line heights
- * apart (baseline to baseline) whose first one runs to the right edge (`colRight`: the column's
- * right edge when known, e.g. from the other blocks beside it), or whose second one opens with a
- * word that would not have fitted after it.
+ * apart (baseline to baseline) whose first one runs to the column's right edge (`colRight`, from
+ * the other blocks beside them; unknown, 0: no), or whose second one opens with a word that would
+ * not have fitted after the first.
  * The pitch is measured at the top of the ink and, as a fallback, at the baselines (a line with
  * tall inline math or without ascenders moves its top, not its baseline) and as the blank between
  * lines. Lines fused by inline math (one "line" taller than 2.2 line heights) hide an indent: no.
@@ -338,7 +338,8 @@ export function oneBlock(lines: InkLine[], list: boolean, page?: Image, colRight
     if (b.y0 - a.y0 > 1.9 * lh) return false;
     if (list) return a.x < b.x - 0.4 * lh;
     if (Math.abs(a.x - b.x) <= 0.4 * lh) {
-      if (b.base - a.base > 1.6 * lh) return false;
+      // without the column's edge the first line's room is unknown: two one-line paragraphs
+      if (!(colRight > 0) || b.base - a.base > 1.6 * lh) return false;
       const room = Math.max(a.xEnd, b.xEnd, colRight) - a.xEnd;
       return room <= 0.5 * lh || (page !== undefined && firstWord(1) + 0.25 * lh > room);
     }
