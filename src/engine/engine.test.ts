@@ -71,7 +71,7 @@ describe('OcrEngine (line units)', () => {
     expect(OcrEngine.joinUnits([])).toBe('');
   });
 
-  it('dispose releases the layout model with the decoder and the vision encoder', () => {
+  it('dispose also releases the layout model (this test runs last: it ends the engine)', () => {
     expect(layoutReleased).toBe(0);
     engine.dispose();
     disposed = true;
