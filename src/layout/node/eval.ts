@@ -142,7 +142,8 @@ async function main() {
     const seq = m.filter((g) => g >= 0).map((g) => gt[g].order);
     const inOrder = seq.every((v, k) => k === 0 || v > seq[k - 1]);
     if (inOrder) roMatched++;
-    if (inOrder && seq.length === gt.length && m.every((g) => g >= 0)) roE2e++;
+    const exact = inOrder && seq.length === gt.length && m.every((g) => g >= 0);
+    if (exact) roE2e++;
     const ma = matchToTruth(ordered, gt, 0.5, true);
     const sa = ma.map((g) => (g >= 0 ? gt[g].order : -1));
     if (sa.length === gt.length && sa.every((v, i) => v >= 0 && (i === 0 || v > sa[i - 1]))) roAny++;
@@ -163,7 +164,7 @@ async function main() {
     if (missed.length) errors.pages_with_missed++;
     if (extra.length) errors.pages_with_extra++;
     if (wrongClass.length) errors.pages_with_wrong_class++;
-    if (flags.explain && !(inOrder && seq.length === gt.length && m.every((g) => g >= 0))) {
+    if (flags.explain && !exact) {
       const why = [
         ...missed.map((g) => `missed ${g.cls}#${g.order}`),
         ...extra.map((d) => `extra ${d!.cls}`),
@@ -172,7 +173,7 @@ async function main() {
       ];
       console.error(`${f}: ${why.join('; ')}`);
     }
-    if (flags.draw && !(inOrder && seq.length === gt.length && m.every((g) => g >= 0))) drawFailure(join(flags.draw, f.replace(/\.json$/, '.png')), img, gt, ordered);
+    if (flags.draw && !exact) drawFailure(join(flags.draw, f.replace(/\.json$/, '.png')), img, gt, ordered);
     for (const [k, th] of sweep.entries()) {
       const o = readingOrder(await operating(img, gray, raw.detections, th), { width: img.width, height: img.height });
       const mm = matchToTruth(o, gt);
