@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Image } from '../recognizer/image.ts';
-import { strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, splitHeading, mergeHeadingParts, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
+import { splitFused, strokeWidth, cutMarkerX, firstWordEnd, withoutSlivers, splitHeading, mergeHeadingParts, indentKind, inkLines, markerBefore, mergeSplitBlocks, oneBlock, oneLineClass, relabelByContext, splitListItem, splitParagraphs, trimBlankRows } from './context.ts';
 import type { Box, Detection } from './types.ts';
 
 /** white gray page with black bars standing in for text lines: [x0, y0, x1, y1) each */
@@ -16,6 +16,24 @@ function para(x0: number, y0: number, n: number, dFirst: number, x1 = 300): Box[
 }
 
 const det = (cls: Detection['cls'], box: Box, score = 0.9): Detection => ({ cls, box, score });
+
+describe('splitFused', () => {
+  // dark pixels per row: a text line's body is dense, its ascender and descender rows sparse
+  const line = [20, 25, 200, 260, 240, 250, 255, 230, 245, 270, 30, 25, 20];
+  it('cuts two touching lines at the emptiest row between their bodies', () => {
+    expect(splitFused([...line, 3, ...line])).toEqual([[0, 13], [14, 27]]);
+    // a shorter second line (less ink per row) is a line too
+    expect(splitFused([...line, 1, 0, 1, ...line.map((n) => Math.round(n / 2))])).toEqual([[0, 14], [15, 29]]);
+    // three lines in one run
+    expect(splitFused([...line, 2, ...line, 2, ...line])).toEqual([[0, 13], [14, 27], [28, 41]]);
+  });
+  it('leaves one line whole: descenders, a subscript, capitals with serifs', () => {
+    expect(splitFused(line)).toEqual([[0, 13]]);
+    expect(splitFused([...line, 4, 18, 20, 16, 12, 10])).toEqual([[0, 19]]);
+    // a line in capitals: dense serif rows at top and bottom, stems (30 %) between
+    expect(splitFused([300, 290, 90, 90, 95, 140, 95, 90, 90, 92, 90, 280, 300])).toEqual([[0, 13]]);
+  });
+});
 
 describe('inkLines / indentKind', () => {
   it('finds each line and where it starts', () => {
@@ -188,12 +206,18 @@ describe('oneBlock / mergeSplitBlocks', () => {
     const skip = page(320, 200, [...line(10), ...line(30), ...line(50), ...line(74), ...line(94, 150)]);
     expect(oneBlock(inkLines(skip, [0, 0, 320, 200]), false, skip)).toBe(false);
   });
-  it('lines fused by inline math (one ink run over two lines) hide an indent: not one block', () => {
+  it('lines joined by a thin stroke are cut apart; lines fused by dense ink hide an indent: not one block', () => {
     const lines = (bars: Box[]) => inkLines(page(320, 200, bars), [0, 0, 320, 200]);
-    // a paragraph's last line and the next one's indented first line joined by a 2-px-wide fraction
-    const fused: Box[] = [...para(20, 10, 3, 0), [150, 52, 152, 62], ...para(20, 58, 3, 12)];
-    expect(lines(fused).length).toBe(5);
-    expect(oneBlock(lines(fused), false)).toBe(false);
+    // a paragraph's last line and the next one's indented first line joined by a 2-px-wide stroke
+    // (a tall fraction, a descender on an ascender): cut at the stroke, so the indent shows
+    const thin: Box[] = [...para(20, 10, 3, 0), [150, 52, 152, 62], ...para(20, 58, 3, 12)];
+    expect(lines(thin).map((l) => [l.y0, l.y1])).toEqual([[10, 20], [26, 36], [42, 52], [53, 68], [74, 84], [90, 100]]);
+    expect(lines(thin)[3].x).toBe(32);
+    expect(oneBlock(lines(thin), false)).toBe(false);
+    // joined by dense ink (no valley to cut at): one run of 2.6 line heights, which hides the indent
+    const dense: Box[] = [...para(20, 10, 3, 0), [20, 52, 300, 58], ...para(20, 58, 3, 12)];
+    expect(lines(dense).length).toBe(5);
+    expect(oneBlock(lines(dense), false)).toBe(false);
   });
   it('an identifier wrapped whole with underscores below its letters is one word', () => {
     // letters 6 px apart (over the 0.3-line-height word gap) with an underscore under each gap, 2 px
@@ -245,6 +269,16 @@ describe('oneBlock / mergeSplitBlocks', () => {
     const img = page(320, 200, para(20, 10, 5, -10));
     const out = mergeSplitBlocks(img, [det('list_item', [8, 8, 302, 38]), det('text', [8, 40, 302, 86])]);
     expect(out.map((d) => [d.cls, ...d.box])).toEqual([['list_item', 8, 8, 302, 86]]);
+  });
+  it('a list item joins the indented line below only when its first line is full up to the other items\' edge', () => {
+    // items in a column whose right edge is 300 (the paragraph beside them runs to 312)
+    const items = (firstEnd: number) => page(340, 200, [[20, 10, firstEnd, 20], [32, 26, 60, 36], [66, 26, 200, 36], [20, 60, 300, 70], [20, 90, 312, 100]]);
+    const boxes = [det('list_item', [18, 8, 302, 22]), det('list_item', [18, 24, 302, 38]), det('list_item', [18, 58, 302, 72]), det('text', [18, 88, 314, 102])];
+    expect(mergeSplitBlocks(items(299), boxes).map((d) => d.box)).toEqual([[18, 8, 302, 38], boxes[2].box, boxes[3].box]);
+    // a short first line is a one-line item; the indented line below is something else
+    expect(mergeSplitBlocks(items(200), boxes)).toHaveLength(4);
+    // without other items the column's edge is unknown: the shape alone decides, as before
+    expect(mergeSplitBlocks(items(200), boxes.slice(0, 2))).toHaveLength(1);
   });
   it('a third, overlapping fragment of the merged block is dropped', () => {
     const img = page(320, 200, para(20, 10, 3, 0));

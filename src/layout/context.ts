@@ -137,12 +137,69 @@ export function inkLines(img: Image, box: Box, pad = 4, inkBelow = 140): InkLine
     }
     gap = 0;
   }
-  for (const l of lines) {
+  const split = lines.flatMap((l) => {
+    const parts = splitFused(Array.from(count.subarray(l.y0 - y0, l.y1 - y0)));
+    if (parts.length === 1) return [l];
+    return parts.map(([a, b]) => {
+      // the ink's horizontal extent within the part's own rows
+      const p: InkLine = { y0: l.y0 + a, y1: l.y0 + b, x: x1, xEnd: x0, base: l.y0 + b };
+      for (let y = p.y0; y < p.y1; y++) {
+        for (let x = x0; x < x1; x++) if (luma(img, x, y) < inkBelow) { p.x = Math.min(p.x, x); break; }
+        for (let x = x1 - 1; x >= p.x; x--) if (luma(img, x, y) < inkBelow) { p.xEnd = Math.max(p.xEnd, x + 1); break; }
+      }
+      return p;
+    });
+  });
+  for (const l of split) {
     let most = 0;
     for (let y = l.y0; y < l.y1; y++) most = Math.max(most, count[y - y0]);
     for (let y = l.y0; y < l.y1; y++) if (count[y - y0] >= 0.4 * most) l.base = y + 1;
   }
-  return lines.filter((l) => l.y1 - l.y0 >= 4);
+  return split.filter((l) => l.y1 - l.y0 >= 4);
+}
+
+/**
+ * Two lines set so tight that a descender touches the ascender below (or only one blank row lies
+ * between them) are one ink run. `rows` is a run's dark pixels per row; a row whose ink is ≤ 20 %
+ * of the fullest row on either side of it is a cut when both sides look like a line: ≥ 6 rows and
+ * ≥ 40 % of the other side's height, with a body (rows ≥ 40 % of that side's fullest row, gaps of
+ * one row bridged) ≥ 3 rows thick. The emptiest such row is cut first, then each side again.
+ * Descenders, sub- and superscripts are too thin or too sparse for a body of their own, and the
+ * stems of a line in capitals keep its middle above 20 %. Returns [start, end) row ranges.
+ */
+export function splitFused(rows: readonly number[], from = 0, to = rows.length): [number, number][] {
+  const h = to - from;
+  if (h < 13) return [[from, to]];
+  const body = (a: number, b: number) => {
+    let most = 0;
+    for (let y = a; y < b; y++) most = Math.max(most, rows[y]);
+    let run = 0;
+    let best = 0;
+    let gap = 2;
+    for (let y = a; y < b; y++) {
+      if (rows[y] >= 0.4 * most) {
+        run = gap <= 1 ? run + gap + 1 : 1;
+        gap = 0;
+        best = Math.max(best, run);
+      } else gap++;
+    }
+    return { most, thick: best };
+  };
+  let cut = -1;
+  let cutRatio = Infinity;
+  for (let c = from + 6; c < to - 6; c++) {
+    const up = c - from;
+    const down = to - c - 1;
+    if (up < 0.4 * down || down < 0.4 * up) continue;
+    const above = body(from, c);
+    const below = body(c + 1, to);
+    const ratio = rows[c] / Math.max(1, Math.min(above.most, below.most));
+    if (ratio <= 0.2 && above.thick >= 3 && below.thick >= 3 && ratio < cutRatio) {
+      cut = c;
+      cutRatio = ratio;
+    }
+  }
+  return cut < 0 ? [[from, to]] : [...splitFused(rows, from, cut), ...splitFused(rows, cut + 1, to)];
 }
 
 export const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
@@ -336,12 +393,16 @@ export function oneBlock(lines: InkLine[], list: boolean, page?: Image, colRight
   if (lines.length === 2) {
     const [a, b] = lines;
     if (b.y0 - a.y0 > 1.9 * lh) return false;
-    if (list) return a.x < b.x - 0.4 * lh;
+    // the first line of a block that wraps is full: the second line's first word did not fit after it
+    const full = () => {
+      const room = Math.max(a.xEnd, b.xEnd, colRight) - a.xEnd;
+      return room <= 0.5 * lh || (page !== undefined && firstWord(1) + 0.25 * lh > room);
+    };
+    if (list) return a.x < b.x - 0.4 * lh && (!(colRight > 0) || full());
     if (Math.abs(a.x - b.x) <= 0.4 * lh) {
       // without the column's edge the first line's room is unknown: two one-line paragraphs
       if (!(colRight > 0) || b.base - a.base > 1.6 * lh) return false;
-      const room = Math.max(a.xEnd, b.xEnd, colRight) - a.xEnd;
-      return room <= 0.5 * lh || (page !== undefined && firstWord(1) + 0.25 * lh > room);
+      return full();
     }
     return a.x > b.x + 0.4 * lh && b.xEnd - a.xEnd <= 1.5 * lh;
   }
@@ -440,7 +501,8 @@ export function mergeSplitBlocks<T extends Detection>(page: Image, dets: readonl
         const list = a.cls === 'list_item';
         if (!list && b.cls !== 'text') continue;
         const box: Box = [Math.min(a.box[0], b.box[0]), a.box[1], Math.max(a.box[2], b.box[2]), Math.max(a.box[3], b.box[3])];
-        const col = out.filter((d) => d !== a && d !== b && (d.cls === 'text' || d.cls === 'list_item') && hOverlap(d.box, box) >= 0.8 && d.box[2] - d.box[0] <= 1.2 * (box[2] - box[0]));
+        // a list's lines may stop short of the paragraphs' edge (a right indent): its edge is the other items'
+        const col = out.filter((d) => d !== a && d !== b && (d.cls === 'list_item' || (!list && d.cls === 'text')) && hOverlap(d.box, box) >= 0.8 && d.box[2] - d.box[0] <= 1.2 * (box[2] - box[0]));
         const colRight = Math.max(0, ...col.map((d) => d.box[2]));
         if (!oneBlock(withoutSlivers(inkLines(page, box), box), list, page, colRight)) continue;
         const m = { ...a, box, score: Math.max(a.score, b.score) };

@@ -157,3 +157,40 @@ class TestPack(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSoup(unittest.TestCase):
+    def test_average_and_bn_recalibration(self):
+        from soup import average, recalibrate_bn
+        torch.manual_seed(0)
+        a, b = LayoutNet(12, 8, 16).state_dict(), LayoutNet(12, 8, 16).state_dict()
+        avg = average([a, b])
+        for k in a:
+            if a[k].dtype.is_floating_point:
+                torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
+            else:
+                self.assertTrue(torch.equal(avg[k], a[k]))
+        with self.assertRaises(ValueError):
+            average([a, LayoutNet(12, 8, 24).state_dict()])
+
+        class Pages:  # two fixed batches, drawn in turn
+            xs = [torch.rand(2, 1, 64, 48), torch.rand(2, 1, 64, 48) * 3]
+            n = 0
+
+            def __len__(self):
+                return 4
+
+            def batch(self, idx, rng, augment):
+                self.n += 1
+                return (self.xs[self.n % 2],)
+
+        net = LayoutNet(12, 8, 16)
+        net.load_state_dict(avg)
+        recalibrate_bn(net, Pages(), 2, 2)
+        bn = next(m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d))
+        # the stem's BN sees the stem conv of both batches: its running mean is their mean
+        stem = next(m for m in net.modules() if isinstance(m, torch.nn.Conv2d))
+        with torch.no_grad():
+            means = [stem(x).mean((0, 2, 3)) for x in Pages.xs]
+        torch.testing.assert_close(bn.running_mean, (means[0] + means[1]) / 2, rtol=1e-4, atol=1e-5)
+        self.assertFalse(net.training)

@@ -52,6 +52,8 @@ def parse(argv=None):
     p.add_argument("--steps", type=int, default=0)
     p.add_argument("--minutes", type=float, default=40.0)
     p.add_argument("--ckpt_minutes", type=float, default=4.0)
+    p.add_argument("--snapshot_minutes", type=float, default=0.0,
+                   help="also keep the weights every M minutes as <run>/snap_<step>.pt, for soup.py (0: off)")
     p.add_argument("--eval_minutes", type=float, default=8.0)
     p.add_argument("--eval_pages", type=int, default=60)
     p.add_argument("--best_metric", default="map50", choices=["map50", "map"],
@@ -185,7 +187,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     net.train()
-    t_ck = t_ev = time.time()
+    t_ck = t_ev = t_snap = time.time()
     perm, pi = rng.permutation(len(train)), 0
     loader = None
     if device.type == "cuda":
@@ -238,6 +240,10 @@ def main(argv=None):
         if time.time() - t_ck > args.ckpt_minutes * 60:
             save()
             t_ck = time.time()
+        if args.snapshot_minutes and time.time() - t_snap > args.snapshot_minutes * 60:
+            torch.save({"model": net.state_dict(), "step": step, "cfg": cfg.to_json()},
+                       os.path.join(args.run, f"snap_{step:06d}.pt"))
+            t_snap = time.time()
         if val and time.time() - t_ev > args.eval_minutes * 60:
             rep = evaluate(net, val, cfg, device)
             log(f"eval step {step}: mAP50 {rep['map50']:.4f} mAP {rep['map']:.4f} "
