@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { OrtModuleLike } from '../recognizer/vision.ts';
 import { makeImage } from '../recognizer/image.ts';
 import { grayPlane } from './preprocess.ts';
-import { reclassWindow, relabelFrom, RegionClassifier, softmax, WIN_H, WIN_W, type ReclassConfig } from './reclass.ts';
+import { onePageNumber, reclassWindow, relabelFrom, RegionClassifier, softmax, WIN_H, WIN_W, type ReclassConfig } from './reclass.ts';
 import { REGION_CLASSES, type Box, type RegionClass } from './types.ts';
 
 const DIR = process.env.LAYOUT_MODEL_DIR ?? 'public/models/layout';
@@ -112,6 +112,21 @@ describe('RegionClassifier.relabel (fake runtime)', () => {
     // the figure already has its caption above: the region below stays text
     const above = { cls: 'caption' as RegionClass, box: [100, 60, 500, 90] as Box, score: 0.9 };
     expect((await rc.relabel(page, [fig, above, under])).map((r) => r.cls)).toEqual(['figure', 'caption', 'text']);
+  });
+});
+
+describe('onePageNumber', () => {
+  const r = (cls: RegionClass, y: number): { cls: RegionClass; box: Box; score: number } => ({ cls, box: [100, y, 160, y + 20], score: 0.9 });
+  it('keeps the likeliest page number; the others become a running head or foot by their place', () => {
+    const regions = [r('page_number', 40), r('text', 500), r('page_number', 1600), r('page_number', 1620)];
+    const p = [0.3, 0, 0.9, 0.6];
+    expect(onePageNumber(regions, 1650, (i) => p[i]).map((d) => d.cls)).toEqual(['page_header', 'text', 'page_number', 'page_footer']);
+    expect(onePageNumber(regions, 1650, (i) => [0.95, 0, 0.9, 0.6][i]).map((d) => d.cls)).toEqual(['page_number', 'text', 'page_footer', 'page_footer']);
+  });
+  it('leaves a page with one page number or none as it was', () => {
+    const one = [r('page_header', 40), r('page_number', 1600)];
+    expect(onePageNumber(one, 1650, () => 0)).toEqual(one);
+    expect(onePageNumber([r('text', 40)], 1650, () => 1)).toEqual([r('text', 40)]);
   });
 });
 

@@ -124,12 +124,26 @@ export class RegionClassifier {
     idx.forEach((i) => {
       if (out[i].cls === 'caption' && regions[i].cls !== 'caption' && !captionPlace(out, i, page.height)) out[i] = regions[i];
     });
-    return out;
+    const pn = this.classes.indexOf('page_number');
+    return pn < 0 ? out : onePageNumber(out, page.height, (i) => probs[idx.indexOf(i)]?.[pn] ?? 0);
   }
 
   async release(): Promise<void> {
     await this.session.release?.();
   }
+}
+
+/**
+ * A page has one page number (every synthetic page, and nearly every real one): of several regions
+ * called page_number, the one with the highest `p(i)` keeps the name and the others are running
+ * heads (upper half of the page) or feet (lower half) — a short header like "CMN" or a footer like
+ * "The CEC" beside the number looks like one to the detector.
+ */
+export function onePageNumber<T extends Detection>(regions: readonly T[], pageHeight: number, p: (i: number) => number): T[] {
+  const nums = regions.map((r, i) => (r.cls === 'page_number' ? i : -1)).filter((i) => i >= 0);
+  if (nums.length < 2) return [...regions];
+  const keep = nums.reduce((a, b) => (p(b) > p(a) ? b : a));
+  return regions.map((r, i) => (r.cls !== 'page_number' || i === keep ? r : { ...r, cls: (r.box[1] + r.box[3]) / 2 < pageHeight / 2 ? 'page_header' : 'page_footer' }));
 }
 
 export function softmax(x: ArrayLike<number>): Float32Array {
