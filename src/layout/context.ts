@@ -670,6 +670,28 @@ export function strokeWidth(img: Image, box: Box, lines: InkLine[], inkBelow = 1
   return runs ? len / runs : 0;
 }
 
+/** Stroke weight, relative to the page's paragraphs, of a bold line (heading) and of a regular one. */
+export const BOLD = 1.25;
+export const REGULAR = 1.15;
+
+/**
+ * Stroke width of each text, list item or section heading of one or two lines relative to the
+ * median of the page's paragraphs (text regions of ≥ 3 lines); NaN for other regions, and for all
+ * when the page has no such paragraph. On 300 training pages the one-line headings measure ≥ 1.36
+ * for 95 %, one-line list items and paragraphs ≤ 1.06.
+ */
+export function lineWeights(page: Image, regions: readonly Detection[], linesOf: (box: Box) => InkLine[] = (b) => inkLines(page, b)): number[] {
+  // without a sliver of a neighbour's line at the box's top or bottom edge
+  const own = (box: Box, ls: InkLine[]) => {
+    const tall = Math.max(0, ...ls.map((l) => l.y1 - l.y0));
+    return ls.filter((l) => !(l.y1 - l.y0 < 0.6 * tall && (l.y0 <= Math.floor(box[1]) || l.y1 >= Math.ceil(box[3]))));
+  };
+  const lines = regions.map((d) => (d.cls === 'text' || d.cls === 'list_item' || d.cls === 'section_heading' ? own(d.box, linesOf(d.box)) : []));
+  const body = regions.flatMap((d, i) => (d.cls === 'text' && lines[i].length >= 3 ? [strokeWidth(page, d.box, lines[i])] : []));
+  const ref = body.length ? median(body) : 0;
+  return regions.map((d, i) => (ref > 0 && lines[i].length >= 1 && lines[i].length <= 2 ? strokeWidth(page, d.box, lines[i]) / ref : NaN));
+}
+
 /**
  * `kept`: detections after suppression at the operating point; `raw`: all detections from a low
  * threshold (the class evidence). Returns new detections (inputs untouched).
@@ -773,18 +795,13 @@ export function relabelByContext<T extends Detection>(page: Image, kept: T[], ra
   });
   // bold short lines are headings, regular ones are not (stroke width against the page's paragraphs)
   if (weight) {
-    const lines = out.map((d) => (d.cls === 'text' || d.cls === 'list_item' || d.cls === 'section_heading' ? linesOf(d.box) : []));
-    const body = out.flatMap((d, i) => (d.cls === 'text' && lines[i].length >= 3 ? [strokeWidth(page, d.box, lines[i])] : []));
-    if (body.length) {
-      const ref = median(body);
-      out.forEach((d, i) => {
-        const n = lines[i].length;
-        if (!n || n > 2 || !ref) return;
-        const r = strokeWidth(page, d.box, lines[i]) / ref;
-        if (r >= 1.25 && d.cls !== 'section_heading') d.cls = 'section_heading';
-        else if (r <= 1.15 && d.cls === 'section_heading') d.cls = bestEvidence(alt[i], (c) => c === 'text' || c === 'list_item');
-      });
-    }
+    const ws = lineWeights(page, out, linesOf);
+    out.forEach((d, i) => {
+      const r = ws[i];
+      if (!(r > 0)) return;
+      if (r >= BOLD && d.cls !== 'section_heading') d.cls = 'section_heading';
+      else if (r <= REGULAR && d.cls === 'section_heading') d.cls = bestEvidence(alt[i], (c) => c === 'text' || c === 'list_item');
+    });
   }
   // paragraphs / list items cut in two re-joined, text vs list item by indentation, merged list items split
   const joined = merge ? mergeSplitBlocks(page, mergeHeadingParts(out)) : out;

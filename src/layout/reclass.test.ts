@@ -130,6 +130,46 @@ describe('onePageNumber', () => {
   });
 });
 
+describe('RegionClassifier.relabel: a bold heading stays a heading', () => {
+  const classes = REGION_CLASSES as readonly RegionClass[];
+  const LIST = classes.indexOf('list_item');
+  // a classifier that calls every region a list item with p ≈ 1
+  const fake: OrtModuleLike = {
+    Tensor: class {
+      constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {}
+    } as unknown as OrtModuleLike['Tensor'],
+    InferenceSession: {
+      create: async () => ({
+        inputNames: ['window', 'geom'],
+        outputNames: ['logits'],
+        run: async (feeds: Record<string, { dims: readonly number[] }>) => {
+          const n = feeds.geom.dims[0];
+          const logits = new Float32Array(n * classes.length);
+          for (let k = 0; k < n; k++) logits[k * classes.length + LIST] = 20;
+          return { logits: { data: logits, dims: [n, classes.length] } };
+        },
+      }),
+    },
+  };
+  it('keeps a line with strokes ≥ 1.25× the paragraphs\' as a heading; a regular-weight "heading" may change', async () => {
+    const rc = await RegionClassifier.create(fake, new Uint8Array(1), classes, { model: 'fake.onnx', classes: ['text', 'section_heading', 'list_item'], min_prob: 0.9 });
+    const page = makeImage(600, 400, 1);
+    page.data.fill(255);
+    // "letters": vertical strokes w px wide every 8 px over a line 12 px tall
+    const strokes = (y: number, w: number) => {
+      for (let x = 40; x + w <= 500; x += 8) for (let yy = y; yy < y + 12; yy++) for (let xx = x; xx < x + w; xx++) page.data[yy * 600 + xx] = 0;
+    };
+    strokes(20, 4); // bold heading
+    for (const y of [60, 78, 96]) strokes(y, 2); // body paragraph
+    strokes(140, 2); // a regular line called a heading
+    const heading = { cls: 'section_heading' as RegionClass, box: [36, 16, 504, 36] as Box, score: 0.9 };
+    const body = { cls: 'text' as RegionClass, box: [36, 56, 504, 112] as Box, score: 0.9 };
+    const regular = { cls: 'section_heading' as RegionClass, box: [36, 136, 504, 156] as Box, score: 0.9 };
+    const out = await rc.relabel(page, [heading, body, regular]);
+    expect(out.map((r) => r.cls)).toEqual(['section_heading', 'list_item', 'list_item']);
+  });
+});
+
 interface Golden {
   page: { height: number; width: number };
   boxes: Box[];

@@ -14,7 +14,7 @@
  */
 import type { Image } from '../recognizer/image.ts';
 import type { OrtModuleLike, OrtSessionLike } from '../recognizer/vision.ts';
-import { captionPlace } from './context.ts';
+import { BOLD, captionPlace, lineWeights } from './context.ts';
 import { grayPlane } from './preprocess.ts';
 import type { Box, Detection, RegionClass } from './types.ts';
 
@@ -124,6 +124,14 @@ export class RegionClassifier {
     idx.forEach((i) => {
       if (out[i].cls === 'caption' && regions[i].cls !== 'caption' && !captionPlace(out, i, page.height)) out[i] = regions[i];
     });
+    // a bold line stays a heading whatever the classifier says (a numbered heading looks like a
+    // list item to it); the converse does not hold: headings set larger but regular exist
+    if (idx.some((i) => regions[i].cls === 'section_heading' && out[i].cls !== 'section_heading')) {
+      const ws = lineWeights(page, regions);
+      idx.forEach((i) => {
+        if (regions[i].cls === 'section_heading' && ws[i] >= BOLD) out[i] = regions[i];
+      });
+    }
     const pn = this.classes.indexOf('page_number');
     return pn < 0 ? out : onePageNumber(out, page.height, (i) => probs[idx.indexOf(i)]?.[pn] ?? 0);
   }
