@@ -78,11 +78,11 @@ describe('relabelFrom', () => {
   });
 });
 
-describe('RegionClassifier.relabel (fake runtime)', () => {
-  // a classifier that calls every region a caption with p ≈ 1
+/** A fake runtime whose classifier calls every region `cls` with p ≈ 1. */
+function sureOf(cls: RegionClass): OrtModuleLike {
   const classes = REGION_CLASSES as readonly RegionClass[];
-  const CAP = classes.indexOf('caption');
-  const fake: OrtModuleLike = {
+  const c = classes.indexOf(cls);
+  return {
     Tensor: class {
       constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {}
     } as unknown as OrtModuleLike['Tensor'],
@@ -93,12 +93,18 @@ describe('RegionClassifier.relabel (fake runtime)', () => {
         run: async (feeds: Record<string, { dims: readonly number[] }>) => {
           const n = feeds.geom.dims[0];
           const logits = new Float32Array(n * classes.length);
-          for (let k = 0; k < n; k++) logits[k * classes.length + CAP] = 20;
+          for (let k = 0; k < n; k++) logits[k * classes.length + c] = 20;
           return { logits: { data: logits, dims: [n, classes.length] } };
         },
       }),
     },
   };
+}
+
+describe('RegionClassifier.relabel (fake runtime)', () => {
+  // a classifier that calls every region a caption with p ≈ 1
+  const classes = REGION_CLASSES as readonly RegionClass[];
+  const fake = sureOf('caption');
   const config: ReclassConfig = { model: 'fake.onnx', classes: ['text', 'caption', 'list_item'], min_prob: 0.9 };
   it('makes a caption only beside a table or figure that has none', async () => {
     const rc = await RegionClassifier.create(fake, new Uint8Array(1), classes, config);
@@ -132,25 +138,8 @@ describe('onePageNumber', () => {
 
 describe('RegionClassifier.relabel: a bold heading stays a heading', () => {
   const classes = REGION_CLASSES as readonly RegionClass[];
-  const LIST = classes.indexOf('list_item');
   // a classifier that calls every region a list item with p ≈ 1
-  const fake: OrtModuleLike = {
-    Tensor: class {
-      constructor(readonly type: string, readonly data: Float32Array, readonly dims: readonly number[]) {}
-    } as unknown as OrtModuleLike['Tensor'],
-    InferenceSession: {
-      create: async () => ({
-        inputNames: ['window', 'geom'],
-        outputNames: ['logits'],
-        run: async (feeds: Record<string, { dims: readonly number[] }>) => {
-          const n = feeds.geom.dims[0];
-          const logits = new Float32Array(n * classes.length);
-          for (let k = 0; k < n; k++) logits[k * classes.length + LIST] = 20;
-          return { logits: { data: logits, dims: [n, classes.length] } };
-        },
-      }),
-    },
-  };
+  const fake = sureOf('list_item');
   it('keeps a line with strokes ≥ 1.25× the paragraphs\' as a heading; a regular-weight "heading" may change', async () => {
     const rc = await RegionClassifier.create(fake, new Uint8Array(1), classes, { model: 'fake.onnx', classes: ['text', 'section_heading', 'list_item'], min_prob: 0.9 });
     const page = makeImage(600, 400, 1);
