@@ -2,15 +2,18 @@
 """Offline English corpus for the synthetic document generator.
 
 Extracts deduplicated English sentences (40-320 chars) from Debian documentation
-(linux-doc HTML, python3.11-doc HTML, /usr/share/doc READMEs) and a word list from
-wamerican. Output (git-ignored):
+(linux-doc HTML, python3.11-doc HTML, the /usr/share/doc READMEs of the packages named in
+readme_packages.txt) and a word list from wamerican. Output (git-ignored):
   data/corpus/sentences.txt   one sentence per line
   data/corpus/words.txt       one lowercase word per line
   data/corpus/meta.json       counts per source
 Run: npm run corpus   (or /usr/bin/python3 tools/corpus/extract.py [--out DIR])
-Deterministic: files are visited in sorted order; output keeps first-seen order.
+Deterministic: files are visited in sorted order; output keeps first-seen order. READMEs come
+only from the pinned package list, so packages installed for other reasons do not change the corpus
+(they did: two machines gave 122,106 and 121,804 sentences before the list). meta.json records the
+sha256 of sentences.txt and any listed package that is missing here.
 """
-import argparse, gzip, html, json, os, re, sys
+import argparse, gzip, hashlib, html, json, os, re, sys
 from html.parser import HTMLParser
 
 ALLOWED = set(chr(c) for c in range(32, 127)) | set("\u2018\u2019\u201c\u201d\u2013\u2014")
@@ -153,10 +156,14 @@ def main():
                         add(src, s)
     readmes = []
     base = "/usr/share/doc"
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "readme_packages.txt"), encoding="utf-8") as fh:
+        pinned = sorted({ln.strip() for ln in fh if ln.strip() and not ln.startswith("#")})
+    missing = []
     if os.path.isdir(base):
-        for pkg in sorted(os.listdir(base)):
+        for pkg in pinned:
             d = os.path.join(base, pkg)
             if not os.path.isdir(d):
+                missing.append(pkg)
                 continue
             for f in sorted(os.listdir(d)):
                 if f.upper().startswith("README") and not f.endswith((".html", ".html.gz")):
@@ -187,6 +194,12 @@ def main():
     with open(os.path.join(args.out, "words.txt"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(words) + "\n")
     meta["sentences"] = len(out)
+    with open(os.path.join(args.out, "sentences.txt"), "rb") as fh:
+        meta["sentences_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+    if missing:
+        meta["readme_packages_missing"] = missing
+        print(f"warning: {len(missing)} pinned README packages missing ({', '.join(missing[:8])}...); "
+              "the corpus will differ from the committed models' one", file=sys.stderr)
     with open(os.path.join(args.out, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1, sort_keys=True)
     print(json.dumps(meta, sort_keys=True))
