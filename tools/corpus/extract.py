@@ -189,16 +189,16 @@ def main():
         print(f"error: only {len(out)} sentences extracted; are linux-doc/python3.11-doc installed?", file=sys.stderr)
         sys.exit(1)
     os.makedirs(args.out, exist_ok=True)
+    text = "\n".join(out) + "\n"
     with open(os.path.join(args.out, "sentences.txt"), "w", encoding="utf-8") as fh:
-        fh.write("\n".join(out) + "\n")
+        fh.write(text)
     with open(os.path.join(args.out, "words.txt"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(words) + "\n")
     meta["sentences"] = len(out)
-    with open(os.path.join(args.out, "sentences.txt"), "rb") as fh:
-        meta["sentences_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+    meta["sentences_sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if missing:
         meta["readme_packages_missing"] = missing
-        print(f"warning: {len(missing)} pinned README packages missing ({', '.join(missing[:8])}...); "
+        print(f"warning: {len(missing)} pinned README packages missing ({', '.join(missing)}); "
               "the corpus will differ from the committed models' one", file=sys.stderr)
     with open(os.path.join(args.out, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1, sort_keys=True)
