@@ -66,6 +66,27 @@ describe('OcrEngine (line units)', () => {
     expect(res.markdown).toContain('$$');
   }, 300_000);
 
+  it('reads formulas with the task encoder that default.json names, other regions with the base one', async () => {
+    const index = JSON.parse(readFileSync(join(process.cwd(), 'public/models/default.json'), 'utf8')) as { visionTasks?: Record<string, string> };
+    const formula = picked.find((r) => r.cls === 'formula')!;
+    const img = crop(page, cropBox(formula.box, page.width, page.height, 4));
+    const u = await engine.regionUnits(img, 'formula');
+    expect(u.prefixes).toHaveLength(1);
+    const viaTask = await engine.encoderFor('formula').encodeRegion(img, 'formula');
+    const viaBase = await engine.vision.encodeRegion(img, 'formula');
+    expect(Array.from(u.prefixes[0].vision)).toEqual(Array.from(viaTask.features));
+    expect(engine.encoderFor('text')).toBe(engine.vision);
+    expect(engine.encoderFor('table')).toBe(engine.vision);
+    if (index.visionTasks?.formula) {
+      expect(engine.encoderFor('formula')).not.toBe(engine.vision);
+      let d = 0;
+      viaTask.features.forEach((v, i) => { d = Math.max(d, Math.abs(v - viaBase.features[i])); });
+      expect(d).toBeGreaterThan(1e-2);
+    } else {
+      expect(engine.encoderFor('formula')).toBe(engine.vision);
+    }
+  }, 60_000);
+
   it('joins units like the corpus joins lines', () => {
     expect(OcrEngine.joinUnits([' a b ', '', 'c', ' d'])).toBe('a b c d');
     expect(OcrEngine.joinUnits([])).toBe('');

@@ -37,9 +37,18 @@ export interface AssetFetcher {
 /** public/models/default.json: which models the app and CLI use. */
 export interface ModelIndex {
   recognizer: string;
+  /** The vision encoder of every task without its own entry in `visionTasks`. */
   vision: string;
+  /**
+   * Task-specific vision encoders (paths under the models root), e.g. the formula encoder that
+   * training/train_vision.py fine-tuned through the frozen decoder of `recognizer`.
+   */
+  visionTasks?: Partial<Record<RegionTask, string>>;
   layout: string;
 }
+
+type RegionTask = 'text' | 'table' | 'formula';
+const REGION_TASKS: readonly RegionTask[] = ['text', 'table', 'formula'];
 
 export interface EngineOptions {
   ort: OrtModuleLike;
@@ -70,7 +79,13 @@ export class OcrEngine {
     readonly vision: VisionEncoder,
     readonly layout: LayoutModel,
     readonly manifest: Record<string, unknown>,
+    readonly visionTasks: Partial<Record<RegionTask, VisionEncoder>> = {},
   ) {}
+
+  /** The vision encoder that reads regions of `task`. */
+  encoderFor(task: RegionTask): VisionEncoder {
+    return this.visionTasks[task] ?? this.vision;
+  }
 
   static async load(fetcher: AssetFetcher, opts: EngineOptions): Promise<OcrEngine> {
     const text = async (p: string) => new TextDecoder().decode(await fetcher.fetch(p));
@@ -91,8 +106,16 @@ export class OcrEngine {
     }
     const decoder = await createDecoder(w, config, { prefer: opts.prefer, gpu: opts.gpu, device: opts.device, deviceDescription: opts.deviceDescription });
     const vision = await VisionEncoder.create(opts.ort, visionBytes, opts.ortSessionOptions);
+    const visionTasks: Partial<Record<RegionTask, VisionEncoder>> = {};
+    for (const [task, path] of Object.entries(index.visionTasks ?? {})) {
+      if (!REGION_TASKS.includes(task as RegionTask)) {
+        throw new Error(`default.json: visionTasks has unknown task "${task}" (text, table, formula)`);
+      }
+      if (typeof path !== 'string' || !path) throw new Error(`default.json: visionTasks.${task} must be a file path`);
+      visionTasks[task as RegionTask] = await VisionEncoder.create(opts.ort, await fetcher.fetch(path, progress(path)), opts.ortSessionOptions);
+    }
     const layout = await opts.makeLayout(fetcher, opts.ort, index);
-    return new OcrEngine(index, tokenizer, decoder, vision, layout, JSON.parse(manifestText));
+    return new OcrEngine(index, tokenizer, decoder, vision, layout, JSON.parse(manifestText), visionTasks);
   }
 
   get backend(): string {
@@ -127,7 +150,7 @@ export class OcrEngine {
 
   /** Encodes a region crop into one decoder prefix (all its strips). */
   async regionPrefix(region: Image, task: 'text' | 'table' | 'formula'): Promise<{ prefix: PrefixInput; strips: number }> {
-    const f = await this.vision.encodeRegion(region, task);
+    const f = await this.encoderFor(task).encodeRegion(region, task);
     const c = this.decoder.config;
     return { prefix: buildPrefix(f.features, f.stripRows, [c.task_ids[task]], c), strips: f.stripRows.length };
   }
@@ -139,7 +162,7 @@ export class OcrEngine {
    * 37 % by region at the same checkpoint, docs/ARCHITECTURE.md "Recognition unit").
    */
   async regionUnits(region: Image, task: 'text' | 'table' | 'formula'): Promise<{ prefixes: PrefixInput[]; strips: number }> {
-    const f = await this.vision.encodeRegion(region, task);
+    const f = await this.encoderFor(task).encodeRegion(region, task);
     const c = this.decoder.config;
     const tid = [c.task_ids[task]];
     if (task !== 'text' || f.stripRows.length <= 1) return { prefixes: [buildPrefix(f.features, f.stripRows, tid, c)], strips: f.stripRows.length };
@@ -291,6 +314,7 @@ export class OcrEngine {
   dispose(): void {
     this.decoder.dispose();
     void this.vision.release();
+    for (const enc of Object.values(this.visionTasks)) void enc?.release().catch(() => undefined);
     void this.layout.release?.().catch(() => undefined);
   }
 }

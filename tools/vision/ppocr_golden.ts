@@ -7,6 +7,7 @@
  * Inputs are a formula both sides compute: x[n][c][h][w] = sin(0.37·w + 0.11·h·(c + 1) + n) · 0.9,
  * one image per width (64, and 100 which is not a multiple of 8).
  */
+import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DEFAULT_MODEL } from './features.ts';
 
@@ -31,7 +32,10 @@ async function main() {
   process.stdout.write(JSON.stringify({ model: DEFAULT_MODEL, formula: 'sin(0.37*w + 0.11*h*(c+1) + n) * 0.9', cases }) + '\n');
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+const isMain = process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname);
+if (isMain) {
+  main().catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}

@@ -2,7 +2,7 @@
  * Prepared recognizer strips as bytes, for computing features elsewhere (a GPU machine with
  * PyTorch but no Node: training/gocr/strips.py runs the backbone port on them).
  *
- *   npm run strips -- --in data/crops/train --out data/strips/train [--limit N]
+ *   npm run strips -- --in data/crops/train --out data/strips/train [--limit N] [--tasks formula,table]
  *
  * Each crop is split and resized exactly as `npm run features` does (splitStrips, prepareStrip);
  * the padded 48 × W strip is stored as uint8 (one plane when R = G = B, else three, planar),
@@ -32,11 +32,19 @@ export function stripBytes(data: Float32Array, width: number): { bytes: Uint8Arr
 function main(): void {
   const a = parseArgs(process.argv.slice(2));
   if (!a.in || !a.out) {
-    console.error('usage: npm run strips -- --in data/crops/<split> --out data/strips/<split> [--limit N]');
+    console.error('usage: npm run strips -- --in data/crops/<split> --out data/strips/<split> [--limit N] [--tasks formula,table]');
     process.exit(2);
+  }
+  const tasks = a.tasks ? new Set(a.tasks.split(',').map((t) => t.trim())) : null;
+  for (const t of tasks ?? []) {
+    if (t !== 'text' && t !== 'table' && t !== 'formula') {
+      console.error(`--tasks: unknown task "${t}" (text, table, formula)`);
+      process.exit(2);
+    }
   }
   const records = readFileSync(join(a.in, 'index.jsonl'), 'utf8').split('\n').filter((l) => l.trim())
     .map((l) => JSON.parse(l) as { id: string; task: Task; target: string; image: string })
+    .filter((r) => !tasks || tasks.has(r.task))
     .slice(0, a.limit ? Number(a.limit) : Infinity);
   mkdirSync(a.out, { recursive: true });
   const bin = openSync(join(a.out, 'strips.bin'), 'w');

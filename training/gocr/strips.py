@@ -89,15 +89,28 @@ def build_features(samples, backbone, out_dir, device="cpu", batch_rows=64, log=
 
 
 def main(argv=None):
-    from gocr.ppocr import PPOCRBackbone
     ap = argparse.ArgumentParser()
-    ap.add_argument("--strips", required=True, help="folder written by npm run strips")
-    ap.add_argument("--backbone", required=True, help="file written by python3 -m gocr.ppocr")
+    ap.add_argument("--strips", required=True, help="folder(s) written by npm run strips, comma-separated, "
+                                                   "packed in that order")
+    ap.add_argument("--backbone", required=True, help="file written by python3 -m gocr.ppocr, or a "
+                                                     "training/train_vision.py ckpt.pt")
     ap.add_argument("--out", required=True)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--batch", type=int, default=64)
     a = ap.parse_args(argv)
-    build_features(read_strips(a.strips), PPOCRBackbone.load(a.backbone), a.out, a.device, a.batch)
+    samples = [s for d in a.strips.split(",") if d for s in read_strips(d)]
+    build_features(samples, load_backbone(a.backbone), a.out, a.device, a.batch)
+
+
+def load_backbone(path):
+    """A `python3 -m gocr.ppocr` file, or a training/train_vision.py checkpoint (its encoder)."""
+    from gocr.ppocr import PPOCRBackbone
+    st = torch.load(path, map_location="cpu")
+    if "backbone" in st:  # train_vision.py ckpt.pt: the base graph + trained tensors
+        m = PPOCRBackbone.load(st["args"]["backbone"])
+        m.load_state_dict(st["backbone"])
+        return m
+    return PPOCRBackbone.load(path)
 
 
 if __name__ == "__main__":

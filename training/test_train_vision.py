@@ -1,0 +1,95 @@
+"""train_vision.py: encoder rows land where collate puts packed features (same loss), gradients
+reach the encoder and not the frozen decoder, and the ONNX export carries the trained tensors."""
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+import train_vision
+from gocr import gravity
+from gocr.model import GOCRConfig, GravityOCR
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ONNX = os.path.join(HERE, "..", "public", "models", "vision", "ppocr-v4-rec-backbone.onnx")
+torch.set_num_threads(1)
+
+
+class ColumnEncoder(torch.nn.Module):
+    """Stand-in backbone: (1, 3, 48, W) -> (1, W/8, 120), one row per 8 columns."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(3 * 48 * 8, 120)
+
+    def forward(self, x):
+        n, c, h, w = x.shape
+        cols = x.reshape(n, c, h, w // 8, 8).permute(0, 3, 1, 2, 4).reshape(n, w // 8, c * h * 8)
+        return self.proj(cols)
+
+
+def tiny_decoder(V=40):
+    cfg = GOCRConfig(vocab_size=V, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=64, block_size=4,
+                     max_positions=256, vision_dim=120, task_ids={"text": 6, "table": 7, "formula": 8})
+    torch.manual_seed(0)
+    return GravityOCR(cfg).eval()
+
+
+def sample(widths, ids, seed):
+    r = np.random.default_rng(seed)
+    return {"strips": [r.integers(0, 256, (1, 48, w), dtype=np.uint8) for w in widths], "ids": ids,
+            "task_id": 8, "task": "formula", "target": "", "id": str(seed)}
+
+
+class TrainVisionTest(unittest.TestCase):
+    def test_rows_in_place_and_gradients(self):
+        dec = tiny_decoder()
+        for p in dec.parameters():
+            p.requires_grad_(False)
+        enc = ColumnEncoder()
+        samples = [sample([24], [9, 10, 11], 1), sample([16, 40], [12, 13, 14, 15, 16, 17], 2)]
+        loss, logs = train_vision.batch_loss(dec, enc, samples, np.random.default_rng(5))
+        # the same batch through collate with the encoder's rows as packed numpy features
+        with torch.no_grad():
+            items = [{"feats": train_vision.encode(enc, s).numpy(), "strips": [a.shape[2] // 8 for a in s["strips"]],
+                      "task_id": 8, "ids": s["ids"], "task": "formula"} for s in samples]
+        bt = gravity.collate(items, dec.cfg, np.random.default_rng(5), with_ctc=False)
+        ref, ref_logs = gravity.gravity_loss(dec, bt)
+        self.assertAlmostEqual(loss.item(), ref.item(), places=5)
+        self.assertEqual(logs["n_diff"], ref_logs["n_diff"])
+        loss.backward()
+        self.assertGreater(float(enc.proj.weight.grad.abs().sum()), 0.0)
+        self.assertTrue(all(p.grad is None for p in dec.parameters()))
+
+    def test_row_count_mismatch_is_an_error(self):
+        class Short(ColumnEncoder):
+            def forward(self, x):
+                return super().forward(x)[:, :-1]
+        with self.assertRaises(ValueError):
+            train_vision.batch_loss(tiny_decoder(), Short(), [sample([24], [9, 10], 1)], np.random.default_rng(0))
+
+    @unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")
+    def test_export_carries_trained_tensors(self):
+        import onnx
+        from onnx import numpy_helper
+        from gocr.ppocr import PPOCRBackbone
+        m = PPOCRBackbone.from_onnx(ONNX)
+        name, p = next(iter(m.named_parameters()))
+        with torch.no_grad():
+            p.add_(0.25)
+        onnx_name = next(k for k, v in m.names.items() if v == name)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "enc.onnx")
+            n = train_vision.export_onnx(m, out)
+            self.assertEqual(n, sum(1 for _ in m.parameters()))
+            g = onnx.load(out).graph
+            found = [numpy_helper.to_array(i) for i in g.initializer if i.name == onnx_name]
+            found += [numpy_helper.to_array(a.t) for nd in g.node if nd.op_type == "Constant" and nd.output[0] == onnx_name
+                      for a in nd.attribute if a.name == "value"]
+            self.assertEqual(len(found), 1)
+            np.testing.assert_array_equal(found[0], p.detach().numpy())
+
+
+if __name__ == "__main__":
+    unittest.main()
