@@ -65,6 +65,7 @@ def parse(argv=None):
     p.add_argument("--ckpt_minutes", type=float, default=10)
     p.add_argument("--max_minutes", type=float, default=0)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--export", default="", help="write the trained encoder as ONNX here and exit")
     p.add_argument("--manifest", default="", help="with --export: the recognizer's manifest.json to list it in")
@@ -85,13 +86,13 @@ def load_samples(dirs, task, tok, max_target):
     return out
 
 
-def encode(backbone, sample):
+def encode(backbone, sample, device="cpu"):
     """-> (rows, vision_dim) features of all strips of one region, with autograd."""
-    return torch.cat([backbone(to_input(a)[None])[0] for a in sample["strips"]], 0)
+    return torch.cat([backbone(to_input(a)[None].to(device))[0] for a in sample["strips"]], 0)
 
 
-def batch_loss(decoder, backbone, samples, rng, jitter=True):
-    feats = [encode(backbone, s) for s in samples]
+def batch_loss(decoder, backbone, samples, rng, jitter=True, device="cpu"):
+    feats = [encode(backbone, s, device) for s in samples]
     items = [{"feats": np.zeros((f.shape[0], f.shape[1]), np.float16), "strips": [a.shape[2] // 8 for a in s["strips"]],
               "task_id": s["task_id"], "ids": s["ids"], "task": s["task"]} for s, f in zip(samples, feats)]
     for it, f in zip(items, feats):
@@ -100,8 +101,9 @@ def batch_loss(decoder, backbone, samples, rng, jitter=True):
     bt = gravity.collate(items, decoder.cfg, rng, jitter=jitter, with_ctc=False)
     vis = bt["is_vis"]
     b_idx, p_idx = torch.nonzero(vis, as_tuple=True)  # row-major: sample by sample, rows in order
-    bt["feats"] = torch.zeros(bt["feats"].shape).index_put((b_idx, p_idx), torch.cat(feats, 0))
-    return gravity.gravity_loss(decoder, bt, lam=1.0)
+    bt["feats"] = torch.zeros(bt["feats"].shape, device=device).index_put(
+        (b_idx.to(device), p_idx.to(device)), torch.cat(feats, 0))
+    return gravity.gravity_loss(decoder, bt, lam=1.0, device=device)
 
 
 def lr_at(step, a):
@@ -235,7 +237,8 @@ def main(argv=None):
             log(f"listed in {a.manifest}")
         return
     tok = Tokenizer.load(a.vocab)
-    decoder, _ = load_exported(a.decoder)
+    decoder, _ = load_exported(a.decoder, map_location=a.device)
+    backbone.to(a.device)
     decoder.eval()
     for p in decoder.parameters():
         p.requires_grad_(False)
@@ -266,7 +269,7 @@ def main(argv=None):
     @torch.no_grad()
     def val_loss():
         rng = np.random.default_rng(123)
-        logs = [batch_loss(decoder, backbone, val[i:i + 8], rng, jitter=False)[1] for i in range(0, len(val), 8)]
+        logs = [batch_loss(decoder, backbone, val[i:i + 8], rng, jitter=False, device=a.device)[1] for i in range(0, len(val), 8)]
         return {k: float(np.mean([x[k] for x in logs])) for k in ("ar", "diff", "loss")}
 
     if val and state["step"] == 0:
@@ -281,7 +284,7 @@ def main(argv=None):
         for g in opt.param_groups:
             g["lr"] = lr_at(state["step"], a)
         idx = rng.choice(len(train), size=min(a.batch, len(train)), replace=False)
-        loss, lg = batch_loss(decoder, backbone, [train[int(i)] for i in idx], rng)
+        loss, lg = batch_loss(decoder, backbone, [train[int(i)] for i in idx], rng, device=a.device)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         gn = float(torch.nn.utils.clip_grad_norm_(params, a.clip))
