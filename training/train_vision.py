@@ -48,6 +48,7 @@ def parse(argv=None):
     p.add_argument("--run", required=True)
     p.add_argument("--decoder", default=os.path.join(ROOT, "public", "models", "gocr-v1"))
     p.add_argument("--backbone", default="data/ppocr.pt", help="python3 -m gocr.ppocr output")
+    p.add_argument("--init", default="", help="start from the encoder of another run's ckpt.pt (fresh optimizer)")
     p.add_argument("--strips", default="", help="comma-separated npm run strips folders (train)")
     p.add_argument("--val_strips", default="")
     p.add_argument("--task", default="formula")
@@ -224,6 +225,10 @@ def main(argv=None):
     if ck is not None:
         backbone.load_state_dict(ck["backbone"])
         a.decoder = ck["decoder"]
+    elif a.init:
+        ck0 = torch.load(a.init, map_location="cpu")
+        backbone.load_state_dict(ck0["backbone"])
+        init_state = dict(ck0["state"], run=os.path.dirname(a.init))
     if a.export:
         if ck is None:
             raise SystemExit(f"{ckpt}: no checkpoint to export")
@@ -249,6 +254,8 @@ def main(argv=None):
     params = [p for p in backbone.parameters()]
     opt = torch.optim.AdamW(params, lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     state = {"step": 0, "samples": 0, "train_seconds": 0.0}
+    if ck is None and a.init:
+        state["init"] = init_state  # the segment(s) this run continues
     if ck is not None:
         opt.load_state_dict(ck["opt"])
         state = ck["state"]
