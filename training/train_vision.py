@@ -23,7 +23,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
 import json
-import math
 import signal
 import sys
 import time
@@ -39,6 +38,7 @@ from gocr.checkpoint import load_exported  # noqa: E402
 from gocr.ppocr import PPOCRBackbone  # noqa: E402
 from gocr.strips import read_strips, to_input  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
+from train import lr_at  # noqa: E402  (warmup + cosine, the decoder's schedule)
 
 BASE_ONNX = os.path.join(ROOT, "public", "models", "vision", "ppocr-v4-rec-backbone.onnx")
 
@@ -105,13 +105,6 @@ def batch_loss(decoder, backbone, samples, rng, jitter=True, device="cpu"):
     bt["feats"] = torch.zeros(bt["feats"].shape, device=device).index_put(
         (b_idx.to(device), p_idx.to(device)), torch.cat(feats, 0))
     return gravity.gravity_loss(decoder, bt, lam=1.0, device=device)
-
-
-def lr_at(step, a):
-    if step < a.warmup:
-        return a.lr * (step + 1) / a.warmup
-    f = min(1.0, (step - a.warmup) / max(1, a.steps - a.warmup))
-    return a.min_lr + 0.5 * (a.lr - a.min_lr) * (1 + math.cos(math.pi * f))
 
 
 def export_onnx(backbone, path, base=BASE_ONNX):
