@@ -1,4 +1,5 @@
-// Task-specific vision encoders named in public/models/default.json (`visionTasks`): each ONNX
+// Task-specific vision encoders listed in the recognizer's manifest (`vision_tasks`; the app uses
+// one when public/models/default.json names it in `visionTasks`): each ONNX
 // file must give the features its PyTorch source computed (golden written by
 // training/train_vision.py --export, fixed inputs of tools/vision/ppocr_golden.ts) within 1e-4,
 // must really differ from the base backbone it was fine-tuned from, and must be listed with its
@@ -14,7 +15,13 @@ const ROOT = join(process.cwd(), 'public/models');
 const index = JSON.parse(readFileSync(join(ROOT, 'default.json'), 'utf8')) as {
   recognizer: string; vision: string; visionTasks?: Record<string, string>;
 };
-const entries = Object.entries(index.visionTasks ?? {});
+const recManifest = JSON.parse(readFileSync(join(ROOT, index.recognizer, 'manifest.json'), 'utf8')) as {
+  vision_tasks?: Record<string, { file: string }>;
+};
+const entries: [string, string][] = [
+  ...Object.entries(recManifest.vision_tasks ?? {}).map(([t, e]): [string, string] => [t, `${index.recognizer}/${e.file}`]),
+  ...Object.entries(index.visionTasks ?? {}),
+];
 
 async function features(model: string, width: number): Promise<{ dims: readonly number[]; data: Float32Array }> {
   const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
