@@ -7,15 +7,10 @@ import unittest
 import numpy as np
 import torch
 
-from gocr.ppocr import PPOCRBackbone
+from gocr.ppocr import PPOCRBackbone, golden_input
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ONNX = os.path.join(HERE, "..", "public", "models", "vision", "ppocr-v4-rec-backbone.onnx")
-
-
-def golden_input(width, n=0):
-    c, h, w = np.meshgrid(np.arange(3), np.arange(48), np.arange(width), indexing="ij")
-    return (np.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9).astype(np.float32)[None]
 
 
 @unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")

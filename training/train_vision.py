@@ -5,14 +5,16 @@ Why: formula errors are mostly symbols that the frozen 48-px text backbone maps 
 features (θ/o, ω/w, sub- and superscripts; training/README.md). More decoder steps did not move
 formula NES (gocr-v4 trial: 0.629 vs 0.622 on 100 val formulas). Here only the encoder learns; the
 decoder, its weights and its golden vectors stay exactly as shipped, so text and table results
-cannot change. The runtime runs this encoder on formula regions (config.json `vision_encoders`).
+cannot change. The runtime runs this encoder on formula regions when public/models/default.json
+names it (`"visionTasks": {"formula": "gocr-v1/vision-formula.onnx"}`).
 
   npm run strips -- --in data/crops/train4_tf --out data/strips/f_train4_tf --tasks formula
   PYTHONPATH=training /usr/bin/python3 -m gocr.ppocr --out data/ppocr.pt
   /usr/bin/python3 training/train_vision.py --decoder public/models/gocr-v1 --backbone data/ppocr.pt \
       --strips data/strips/f_train4_tf,data/strips/f_train4 --val_strips data/strips/f_val300 \
-      --run training/runs/fenc1 --steps 3000 --max_minutes 60
-  /usr/bin/python3 training/train_vision.py --run training/runs/fenc1 --export public/models/vision/formula-encoder.onnx
+      --run training/runs/fenc1 --steps 1050 --lr 3e-4
+  /usr/bin/python3 training/train_vision.py --run training/runs/fenc1 --export public/models/gocr-v1/vision-formula.onnx \
+      --manifest public/models/gocr-v1/manifest.json [--eval E.json --base_eval B.json]
 
 Resumes from <run>/ckpt.pt. Batch normalisation keeps the statistics of the original backbone
 (the port always runs BN in inference mode); every other float tensor of the graph is trained.
@@ -35,9 +37,10 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from gocr import gravity  # noqa: E402
 from gocr.checkpoint import load_exported  # noqa: E402
-from gocr.ppocr import PPOCRBackbone  # noqa: E402
+from gocr.ppocr import PPOCRBackbone, golden_input  # noqa: E402
 from gocr.strips import read_strips, to_input  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
+from export import sha256  # noqa: E402
 from train import lr_at  # noqa: E402  (warmup + cosine, the decoder's schedule)
 
 BASE_ONNX = os.path.join(ROOT, "public", "models", "vision", "ppocr-v4-rec-backbone.onnx")
@@ -144,12 +147,6 @@ def export_onnx(backbone, path, base=BASE_ONNX):
     return n
 
 
-def golden_input(width, n=0):
-    """x[n][c][h][w] = sin(0.37·w + 0.11·h·(c + 1) + n) · 0.9, as tools/vision/ppocr_golden.ts."""
-    c, h, w = np.meshgrid(np.arange(3), np.arange(48), np.arange(width), indexing="ij")
-    return (np.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9).astype(np.float32)[None]
-
-
 @torch.no_grad()
 def write_golden(backbone, path, onnx_path, widths=(64, 100, 168)):
     """The port's features on fixed inputs: the ONNX export must give the same (src test)."""
@@ -163,13 +160,6 @@ def write_golden(backbone, path, onnx_path, widths=(64, 100, 168)):
         f.write("\n")
 
 
-def _file_entry(path):
-    import hashlib
-    with open(path, "rb") as f:
-        b = f.read()
-    return {"sha256": hashlib.sha256(b).hexdigest(), "size": len(b)}
-
-
 def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path="", base_eval_path=""):
     """Lists the encoder (sha256, size) in the recognizer's manifest with how it was trained and,
     when given, its val metrics beside the base backbone's on the same regions."""
@@ -178,7 +168,7 @@ def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path=""
     if os.path.dirname(os.path.abspath(onnx_path)) != os.path.dirname(os.path.abspath(manifest)):
         raise ValueError("the task encoder must be exported into the recognizer's folder")
     for p in (onnx_path, golden_path):
-        man["files"][os.path.basename(p)] = _file_entry(p)
+        man["files"][os.path.basename(p)] = {"sha256": sha256(p), "size": os.path.getsize(p)}
     args = ck["args"]
     entry = {"file": os.path.basename(onnx_path), "golden": os.path.basename(golden_path),
              "base": "vision/ppocr-v4-rec-backbone.onnx", "task": args["task"],

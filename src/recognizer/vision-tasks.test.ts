@@ -16,12 +16,14 @@ const index = JSON.parse(readFileSync(join(ROOT, 'default.json'), 'utf8')) as {
   recognizer: string; vision: string; visionTasks?: Record<string, string>;
 };
 const recManifest = JSON.parse(readFileSync(join(ROOT, index.recognizer, 'manifest.json'), 'utf8')) as {
+  files: Record<string, { sha256: string; size: number }>;
   vision_tasks?: Record<string, { file: string }>;
 };
-const entries: [string, string][] = [
+// one entry per (task, file): the manifest's encoders and any that default.json turns on
+const entries: [string, string][] = [...new Map([
   ...Object.entries(recManifest.vision_tasks ?? {}).map(([t, e]): [string, string] => [t, `${index.recognizer}/${e.file}`]),
   ...Object.entries(index.visionTasks ?? {}),
-];
+].map((e) => [e.join('\0'), e] as const)).values()];
 
 async function features(model: string, width: number): Promise<{ dims: readonly number[]; data: Float32Array }> {
   const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
@@ -56,11 +58,8 @@ describe.skipIf(entries.length === 0)('task vision encoders', () => {
   }, 60_000);
 
   it.each(entries)('%s encoder is in the recognizer manifest with its sha256 and size', (_task, path) => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, index.recognizer, 'manifest.json'), 'utf8')) as {
-      files: Record<string, { sha256: string; size: number }>;
-    };
     expect(path.startsWith(`${index.recognizer}/`), 'task encoders live in the recognizer folder').toBe(true);
-    const entry = manifest.files[basename(path)];
+    const entry = recManifest.files[basename(path)];
     expect(entry, `${basename(path)} missing from manifest.files`).toBeDefined();
     const bytes = readFileSync(join(ROOT, path));
     expect(bytes.length).toBe(entry.size);

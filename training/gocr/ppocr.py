@@ -23,6 +23,13 @@ import torch.nn.functional as F
 _DTYPES = {1: torch.float32, 6: torch.int32, 7: torch.int64, 9: torch.bool, 11: torch.float64}
 
 
+def golden_input(width, n=0):
+    """Golden backbone input: x[n][c][h][w] = sin(0.37·w + 0.11·h·(c + 1) + n) · 0.9, as
+    tools/vision/ppocr_golden.ts computes it (1×3×48×width float32)."""
+    c, h, w = np.meshgrid(np.arange(3), np.arange(48), np.arange(width), indexing="ij")
+    return (np.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9).astype(np.float32)[None]
+
+
 def _param_name(s):
     return "t_" + re.sub(r"[^0-9A-Za-z_]", "_", s)
 
