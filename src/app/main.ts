@@ -24,10 +24,12 @@ interface State {
   live: Map<number, RegionResult[]>;
   selected: number | null;
   generation: number;
+  /** Bumped by every read; events of an earlier read are dropped. */
+  read: number;
   running: boolean;
   engine: EngineInfo | null;
 }
-const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, running: false, engine: null };
+const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null };
 
 function showError(message: string | null): void {
   const box = $('#error');
@@ -116,6 +118,7 @@ async function readDocument(): Promise<void> {
   const doc = state.doc;
   if (!doc || state.running || !state.engine?.model) return;
   const gen = state.generation;
+  const read = ++state.read;
   const s = settings();
   state.running = true;
   state.results.clear();
@@ -128,7 +131,7 @@ async function readDocument(): Promise<void> {
       if (gen !== state.generation || !state.running) break;
       setProgress(`Reading page ${i + 1} of ${doc.numPages}…`, i / doc.numPages);
       const page = await doc.render(i, { dpi: 150 });
-      const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, i, doc.numPages));
+      const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, read, i, doc.numPages));
       const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent);
       if (gen !== state.generation) return;
       state.results.set(i, res);
@@ -159,8 +162,11 @@ async function readDocument(): Promise<void> {
   }
 }
 
-function onPageEvent(e: PageEvent, gen: number, pageIndex: number, numPages: number): void {
-  if (gen !== state.generation) return;
+function onPageEvent(e: PageEvent, gen: number, read: number, pageIndex: number, numPages: number): void {
+  // Events come over the callback's own MessagePort, so the last ones can arrive after
+  // recognizePage has returned (and after the next read began): a finished page keeps its result
+  // and the progress line keeps "Done".
+  if (gen !== state.generation || read !== state.read || state.results.has(e.pageIndex)) return;
   if (e.type === 'layout') {
     state.live.set(e.pageIndex, e.regions.map((r) => ({ ...r, text: '', tokens: [], rounds: [], forwards: { ar: 0, draft: 0, verify: 0, cacheWrite: 0 }, tpf: 0, strips: 0, stop: 'pending' })));
   } else if (e.type === 'round') {
