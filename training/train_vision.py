@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from gocr import gravity  # noqa: E402
-from gocr.checkpoint import load_exported  # noqa: E402
+from gocr.checkpoint import load_ckpt, load_exported  # noqa: E402
 from gocr.ppocr import PPOCRBackbone, golden_input  # noqa: E402
 from gocr.strips import read_strips, to_input  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
@@ -204,12 +204,12 @@ def main(argv=None):
         logf.write(line + "\n")
 
     backbone = PPOCRBackbone.load(a.backbone)
-    ck = torch.load(ckpt, map_location="cpu") if os.path.exists(ckpt) else None
+    ck = load_ckpt(ckpt) if os.path.exists(ckpt) else None
     if ck is not None:
         backbone.load_state_dict(ck["backbone"])
         a.decoder = ck["decoder"]
     elif a.init:
-        ck0 = torch.load(a.init, map_location="cpu")
+        ck0 = load_ckpt(a.init)
         backbone.load_state_dict(ck0["backbone"])
         init_state = dict(ck0["state"], run=os.path.dirname(a.init))
     if a.export:

@@ -92,6 +92,42 @@ describe('OcrEngine (line units)', () => {
     expect(OcrEngine.joinUnits([])).toBe('');
   });
 
+  it('a part that fails to load releases the vision sessions already made and reports why', async () => {
+    const disk = diskFetcher();
+    const fetcher = {
+      async fetch(path: string, onProgress?: (loaded: number, total: number) => void) {
+        if (path !== 'default.json') return disk.fetch(path, onProgress);
+        const index = JSON.parse(new TextDecoder().decode(await disk.fetch(path)));
+        return new TextEncoder().encode(JSON.stringify({ ...index, visionTasks: { formula: index.vision } }));
+      },
+    };
+    let created = 0;
+    let released = 0;
+    const counting = {
+      ...ort,
+      InferenceSession: {
+        async create(model: unknown, options?: unknown) {
+          const s = await ort.InferenceSession.create(model as Uint8Array, options as ort.InferenceSession.SessionOptions);
+          created++;
+          const release = s.release.bind(s);
+          return Object.assign(s, { release: async () => (released++, release()) });
+        },
+      },
+    };
+    await expect(
+      OcrEngine.load(fetcher, {
+        ort: counting as unknown as OrtModuleLike,
+        ortSessionOptions: { intraOpNumThreads: 1 },
+        prefer: 'cpu',
+        makeLayout: async () => {
+          throw new Error('layout model missing');
+        },
+      }),
+    ).rejects.toThrow('layout model missing');
+    expect(created).toBe(2); // the base encoder and the formula encoder
+    expect(released).toBe(2);
+  });
+
   it('dispose also releases the layout model (this test runs last: it ends the engine)', () => {
     expect(layoutReleased).toBe(0);
     engine.dispose();

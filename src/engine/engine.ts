@@ -104,18 +104,32 @@ export class OcrEngine {
     if (tokenizer.vocabSize !== config.vocab_size) {
       throw new Error(`vocab.json has ${tokenizer.vocabSize} tokens but config.json says ${config.vocab_size}; re-run training/export.py`);
     }
-    const decoder = await createDecoder(w, config, { prefer: opts.prefer, gpu: opts.gpu, device: opts.device, deviceDescription: opts.deviceDescription });
-    const vision = await VisionEncoder.create(opts.ort, visionBytes, opts.ortSessionOptions);
-    const visionTasks: Partial<Record<RegionTask, VisionEncoder>> = {};
-    for (const [task, path] of Object.entries(index.visionTasks ?? {})) {
+    const tasks = Object.entries(index.visionTasks ?? {});
+    for (const [task, path] of tasks) {
       if (!REGION_TASKS.includes(task as RegionTask)) {
         throw new Error(`default.json: visionTasks has unknown task "${task}" (text, table, formula)`);
       }
       if (typeof path !== 'string' || !path) throw new Error(`default.json: visionTasks.${task} must be a file path`);
-      visionTasks[task as RegionTask] = await VisionEncoder.create(opts.ort, await fetcher.fetch(path, progress(path)), opts.ortSessionOptions);
     }
-    const layout = await opts.makeLayout(fetcher, opts.ort, index);
-    return new OcrEngine(index, tokenizer, decoder, vision, layout, JSON.parse(manifestText), visionTasks);
+    const decoder = await createDecoder(w, config, { prefer: opts.prefer, gpu: opts.gpu, device: opts.device, deviceDescription: opts.deviceDescription });
+    // what is created so far is released if a later part fails to load
+    const made: VisionEncoder[] = [];
+    try {
+      const vision = await VisionEncoder.create(opts.ort, visionBytes, opts.ortSessionOptions);
+      made.push(vision);
+      const visionTasks: Partial<Record<RegionTask, VisionEncoder>> = {};
+      for (const [task, path] of tasks) {
+        const enc = await VisionEncoder.create(opts.ort, await fetcher.fetch(path as string, progress(path as string)), opts.ortSessionOptions);
+        made.push(enc);
+        visionTasks[task as RegionTask] = enc;
+      }
+      const layout = await opts.makeLayout(fetcher, opts.ort, index);
+      return new OcrEngine(index, tokenizer, decoder, vision, layout, JSON.parse(manifestText), visionTasks);
+    } catch (e) {
+      decoder.dispose();
+      await Promise.all(made.map((m) => m.release().catch(() => undefined)));
+      throw e;
+    }
   }
 
   get backend(): string {

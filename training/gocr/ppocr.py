@@ -20,6 +20,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .checkpoint import load_ckpt
+
 _DTYPES = {1: torch.float32, 6: torch.int32, 7: torch.int64, 9: torch.bool, 11: torch.float64}
 
 
@@ -84,7 +86,7 @@ class PPOCRBackbone(nn.Module):
     @staticmethod
     def load(path):
         """A module saved by `save` (no onnx package needed)."""
-        st = torch.load(path, map_location="cpu")
+        st = load_ckpt(path)
         m = PPOCRBackbone.__new__(PPOCRBackbone)
         nn.Module.__init__(m)
         m.graph, m.names, m.small = st["graph"], st["names"], st["small"]

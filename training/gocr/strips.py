@@ -20,6 +20,8 @@ import zlib
 import numpy as np
 import torch
 
+from .checkpoint import load_ckpt
+
 STRIP_HEIGHT = 48
 
 
@@ -105,7 +107,7 @@ def main(argv=None):
 def load_backbone(path):
     """A `python3 -m gocr.ppocr` file, or a training/train_vision.py checkpoint (its encoder)."""
     from gocr.ppocr import PPOCRBackbone
-    st = torch.load(path, map_location="cpu")
+    st = load_ckpt(path)
     if "backbone" in st:  # train_vision.py ckpt.pt: the base graph + trained tensors
         m = PPOCRBackbone.load(st["args"]["backbone"])
         m.load_state_dict(st["backbone"])
