@@ -111,6 +111,7 @@ export class OcrEngine {
       }
       if (typeof path !== 'string' || !path) throw new Error(`default.json: visionTasks.${task} must be a file path`);
     }
+    const taskFiles = tasks as [RegionTask, string][]; // checked above
     const decoder = await createDecoder(w, config, { prefer: opts.prefer, gpu: opts.gpu, device: opts.device, deviceDescription: opts.deviceDescription });
     // what is created so far is released if a later part fails to load
     const made: VisionEncoder[] = [];
@@ -118,10 +119,10 @@ export class OcrEngine {
       const vision = await VisionEncoder.create(opts.ort, visionBytes, opts.ortSessionOptions);
       made.push(vision);
       const visionTasks: Partial<Record<RegionTask, VisionEncoder>> = {};
-      for (const [task, path] of tasks) {
-        const enc = await VisionEncoder.create(opts.ort, await fetcher.fetch(path as string, progress(path as string)), opts.ortSessionOptions);
+      for (const [task, path] of taskFiles) {
+        const enc = await VisionEncoder.create(opts.ort, await fetcher.fetch(path, progress(path)), opts.ortSessionOptions);
         made.push(enc);
-        visionTasks[task as RegionTask] = enc;
+        visionTasks[task] = enc;
       }
       const layout = await opts.makeLayout(fetcher, opts.ort, index);
       return new OcrEngine(index, tokenizer, decoder, vision, layout, JSON.parse(manifestText), visionTasks);
