@@ -47,6 +47,30 @@ class TestPPOCR(unittest.TestCase):
         self.assertGreater(len(grads), 100)
         self.assertTrue(all(torch.isfinite(g).all() for g in grads))
 
+    def test_upscale_stem_is_exact_on_upscaled_input(self):
+        """Scale 2: (2·48)×(2·W) input through the widened stem = the original on the 48×W strip
+        it is the 2× nearest upscale of; same rows; widened weights trainable and saved/loaded."""
+        import copy
+        m2 = copy.deepcopy(self.m).upscale_stem(2)
+        self.assertEqual(m2.input_scale, 2)
+        self.assertEqual(self.m.input_scale, 1)          # the source module is untouched
+        stem = next(n for n in m2.graph["nodes"] if n["op"] == "Conv")
+        self.assertEqual(stem["attrs"]["kernel_shape"], [6, 6])
+        self.assertEqual(stem["attrs"]["strides"], [4, 4])
+        self.assertEqual(stem["attrs"]["pads"], [2, 2, 2, 2])
+        for w in (40, 57):                                # odd width: same rounding of the row count
+            x = torch.from_numpy(golden_input(w))
+            with torch.no_grad():
+                y1 = self.m(x)
+                y2 = m2(x.repeat_interleave(2, 2).repeat_interleave(2, 3))
+            self.assertEqual(y1.shape, y2.shape)
+            self.assertLess(float((y1 - y2).abs().max()), 1e-4)
+        self.assertIs(m2.upscale_stem(2), m2)             # idempotent at its scale
+        with self.assertRaises(ValueError):
+            m2.upscale_stem(3)
+        key = m2.names[stem["inputs"][1]]
+        self.assertIn(key, dict(m2.named_parameters()))
+        self.assertEqual(tuple(getattr(m2, key).shape[2:]), (6, 6))
 
     def test_strip_pack_to_packed_features(self):
         """npm run strips' format -> gocr.strips -> the packed features train.py reads."""
@@ -81,6 +105,21 @@ class TestPPOCR(unittest.TestCase):
             with torch.no_grad():
                 direct = self.m(to_input(arrays[1])[None])[0].numpy()
             np.testing.assert_allclose(feats[3:5], direct, atol=2e-2, rtol=1e-3)   # float16 storage
+
+    def test_read_strips_of_input_scale_2(self):
+        """`npm run strips -- --scale 2` records: strips are 96 high."""
+        import zlib
+        from gocr.strips import read_strips
+        a = np.random.default_rng(1).integers(0, 256, (1, 96, 32), dtype=np.uint8)
+        z = zlib.compress(a.tobytes())
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "strips.bin"), "wb") as f:
+                f.write(z)
+            with open(os.path.join(d, "index.jsonl"), "w") as f:
+                f.write(json.dumps({"id": "a", "task": "formula", "target": "x", "strips": [[32, 1, 0, len(z)]],
+                                    "scale": 2}) + "\n")
+            (s,) = read_strips(d)
+        np.testing.assert_array_equal(s["strips"][0], a)
 
 
 if __name__ == "__main__":

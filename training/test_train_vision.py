@@ -90,6 +90,38 @@ class TrainVisionTest(unittest.TestCase):
             self.assertEqual(len(found), 1)
             np.testing.assert_array_equal(found[0], p.detach().numpy())
 
+    def test_scale2_strips_count_rows_of_the_48px_grid(self):
+        """96-px strips (input scale 2) give W/16 rows: collate must be told that many."""
+        class Scale2(ColumnEncoder):
+            def forward(self, x):
+                return super().forward(torch.nn.functional.avg_pool2d(x, 2))
+        r = np.random.default_rng(3)
+        s2 = {"strips": [r.integers(0, 256, (1, 96, 48), dtype=np.uint8)], "ids": [9, 10, 11], "task_id": 8,
+              "task": "formula", "target": "", "id": "a"}
+        loss, _ = train_vision.batch_loss(tiny_decoder(), Scale2(), [s2], np.random.default_rng(0))
+        self.assertTrue(torch.isfinite(loss))
+
+    @unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")
+    def test_export_of_widened_stem(self):
+        import onnx
+        from gocr.ppocr import PPOCRBackbone
+        m = PPOCRBackbone.from_onnx(ONNX).upscale_stem(2)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "enc.onnx")
+            train_vision.export_onnx(m, out)
+            g = onnx.load(out).graph
+            self.assertEqual(g.input[0].type.tensor_type.shape.dim[2].dim_value, 96)
+            stem = next(nd for nd in g.node if nd.op_type == "Conv")
+            attrs = {a.name: list(a.ints) for a in stem.attribute}
+            self.assertEqual((attrs["kernel_shape"], attrs["strides"], attrs["pads"]), ([6, 6], [4, 4], [2, 2, 2, 2]))
+            onnx.checker.check_model(onnx.load(out))
+            gold = os.path.join(d, "enc.golden.json")
+            train_vision.write_golden(m, gold, out, widths=(16, 24))
+            import json
+            with open(gold) as f:
+                cases = json.load(f)["cases"]
+            self.assertEqual([(c["width"], c["height"], c["dims"]) for c in cases], [(32, 96, [1, 2, 120]), (48, 96, [1, 3, 120])])
+
 
 if __name__ == "__main__":
     unittest.main()

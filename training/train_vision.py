@@ -55,6 +55,9 @@ def parse(argv=None):
     p.add_argument("--strips", default="", help="comma-separated npm run strips folders (train)")
     p.add_argument("--val_strips", default="")
     p.add_argument("--task", default="formula")
+    p.add_argument("--scale", type=int, default=1,
+                   help="input scale: strips s·48 high (npm run strips -- --scale s); the stem conv is "
+                        "widened so a scale-1 encoder (--init) carries over exactly (PPOCRBackbone.upscale_stem)")
     p.add_argument("--vocab", default=os.path.join(HERE, "vocab.json"))
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--batch", type=int, default=12, help="regions per step")
@@ -97,7 +100,8 @@ def encode(backbone, sample, device="cpu"):
 
 def batch_loss(decoder, backbone, samples, rng, jitter=True, device="cpu"):
     feats = [encode(backbone, s, device) for s in samples]
-    items = [{"feats": np.zeros((f.shape[0], f.shape[1]), np.float16), "strips": [a.shape[2] // 8 for a in s["strips"]],
+    items = [{"feats": np.zeros((f.shape[0], f.shape[1]), np.float16),
+              "strips": [a.shape[2] // (8 * (a.shape[1] // 48)) for a in s["strips"]],
               "task_id": s["task_id"], "ids": s["ids"], "task": s["task"]} for s, f in zip(samples, feats)]
     for it, f in zip(items, feats):
         if sum(it["strips"]) != f.shape[0]:
@@ -124,6 +128,15 @@ def export_onnx(backbone, path, base=BASE_ONNX):
             return None
         return numpy_helper.from_array(params[key].detach().cpu().numpy().astype(numpy_helper.to_array(old).dtype), old.name)
 
+    # a widened stem (upscale_stem): the first Conv's attributes and the input height change too
+    attrs = {nd["outputs"][0]: nd["attrs"] for nd in backbone.graph["nodes"] if nd["op"] == "Conv"}
+    for node in m.graph.node:
+        if node.op_type == "Conv":
+            for at in node.attribute:
+                if at.name in ("kernel_shape", "strides", "pads") and list(at.ints) != attrs[node.output[0]][at.name]:
+                    del at.ints[:]
+                    at.ints.extend(attrs[node.output[0]][at.name])
+    m.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 48 * backbone.input_scale
     n = 0
     for init in m.graph.initializer:
         t = trained(init.name, init)
@@ -149,11 +162,14 @@ def export_onnx(backbone, path, base=BASE_ONNX):
 
 @torch.no_grad()
 def write_golden(backbone, path, onnx_path, widths=(64, 100, 168)):
-    """The port's features on fixed inputs: the ONNX export must give the same (src test)."""
+    """The port's features on fixed inputs: the ONNX export must give the same (src test).
+    Widths and height are those of a 48-px strip times the encoder's input scale."""
     cases = []
+    s = backbone.input_scale
     for w in widths:
-        y = backbone(torch.from_numpy(golden_input(w))).numpy()
-        cases.append({"width": w, "dims": list(y.shape), "features": [round(float(v), 6) for v in y.ravel()]})
+        y = backbone(torch.from_numpy(golden_input(w * s, height=48 * s))).numpy()
+        cases.append({"width": w * s, "height": 48 * s, "dims": list(y.shape),
+                      "features": [round(float(v), 6) for v in y.ravel()]})
     with open(path, "w") as f:
         json.dump({"model": os.path.basename(onnx_path), "source": "PyTorch port (training/gocr/ppocr.py)",
                    "formula": "sin(0.37*w + 0.11*h*(c+1) + n) * 0.9", "cases": cases}, f)
@@ -174,7 +190,7 @@ def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path=""
              "base": "vision/ppocr-v4-rec-backbone.onnx", "task": args["task"],
              "recipe": "training/train_vision.py: base backbone fine-tuned through the frozen decoder "
                        "(GravityOCR joint loss, AR + diffusion, lambda 1); BN statistics kept",
-             "params": int(n_params),
+             "params": int(n_params), "input_scale": int(args.get("scale", 1)),
              "training": dict(ck["state"], batch=args["batch"], lr=args["lr"], train_strips=args["strips"])}
     for key, path in (("val", eval_path), ("val_base_backbone", base_eval_path)):
         if path:
@@ -206,12 +222,16 @@ def main(argv=None):
     backbone = PPOCRBackbone.load(a.backbone)
     ck = load_ckpt(ckpt) if os.path.exists(ckpt) else None
     if ck is not None:
-        backbone.load_state_dict(ck["backbone"])
+        a.scale = ck["args"].get("scale", 1)  # a run keeps the input scale it started with
+        backbone.upscale_stem(a.scale).load_state_dict(ck["backbone"])
         a.decoder = ck["decoder"]
     elif a.init:
         ck0 = load_ckpt(a.init)
-        backbone.load_state_dict(ck0["backbone"])
+        backbone.upscale_stem(ck0["args"].get("scale", 1)).load_state_dict(ck0["backbone"])
+        backbone.upscale_stem(a.scale)  # a scale-1 encoder widened exactly; else the scales must match
         init_state = dict(ck0["state"], run=os.path.dirname(a.init))
+    else:
+        backbone.upscale_stem(a.scale)
     if a.export:
         if ck is None:
             raise SystemExit(f"{ckpt}: no checkpoint to export")

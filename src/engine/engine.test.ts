@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { OcrEngine, type LayoutRegion } from './engine.ts';
+import { OcrEngine, taskEncoderScale, type LayoutRegion } from './engine.ts';
 import { diskFetcher } from '../../tools/cli/node-engine.ts';
 import { readPng } from '../../tools/vision/png.ts';
 import { crop } from '../recognizer/image.ts';
@@ -67,7 +67,7 @@ describe('OcrEngine (line units)', () => {
   }, 300_000);
 
   it('reads formulas with the task encoder that default.json names, other regions with the base one', async () => {
-    const index = JSON.parse(readFileSync(join(process.cwd(), 'public/models/default.json'), 'utf8')) as { visionTasks?: Record<string, string> };
+    const index = JSON.parse(readFileSync(join(process.cwd(), 'public/models/default.json'), 'utf8')) as { recognizer: string; visionTasks?: Record<string, string> };
     const formula = picked.find((r) => r.cls === 'formula')!;
     const img = crop(page, cropBox(formula.box, page.width, page.height, 4));
     const u = await engine.regionUnits(img, 'formula');
@@ -79,6 +79,9 @@ describe('OcrEngine (line units)', () => {
     expect(engine.encoderFor('table')).toBe(engine.vision);
     if (index.visionTasks?.formula) {
       expect(engine.encoderFor('formula')).not.toBe(engine.vision);
+      // the manifest's input scale reaches the encoder; rows stay on the 48-px grid
+      expect(engine.encoderFor('formula').scale).toBe(taskEncoderScale(engine.manifest, index.recognizer, index.visionTasks.formula));
+      expect(viaTask.stripRows).toEqual(viaBase.stripRows);
       let d = 0;
       viaTask.features.forEach((v, i) => { d = Math.max(d, Math.abs(v - viaBase.features[i])); });
       expect(d).toBeGreaterThan(1e-2);
@@ -86,6 +89,15 @@ describe('OcrEngine (line units)', () => {
       expect(engine.encoderFor('formula')).toBe(engine.vision);
     }
   }, 60_000);
+
+  it('task encoder input scale comes from the manifest entry of that file', () => {
+    const man = { vision_tasks: { formula: { file: 'f.onnx', input_scale: 2 }, table: { file: 't.onnx' } } };
+    expect(taskEncoderScale(man, 'rec', 'rec/f.onnx')).toBe(2);
+    expect(taskEncoderScale(man, 'rec', 'rec/t.onnx')).toBe(1);
+    expect(taskEncoderScale(man, 'rec', 'other/f.onnx')).toBe(1);
+    expect(taskEncoderScale({}, 'rec', 'rec/f.onnx')).toBe(1);
+    expect(() => taskEncoderScale({ vision_tasks: { formula: { file: 'f.onnx', input_scale: 1.5 } } }, 'rec', 'rec/f.onnx')).toThrow(/input_scale 1.5/);
+  });
 
   it('joins units like the corpus joins lines', () => {
     expect(OcrEngine.joinUnits([' a b ', '', 'c', ' d'])).toBe('a b c d');

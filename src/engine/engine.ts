@@ -112,6 +112,7 @@ export class OcrEngine {
       if (typeof path !== 'string' || !path) throw new Error(`default.json: visionTasks.${task} must be a file path`);
     }
     const taskFiles = tasks as [RegionTask, string][]; // checked above
+    const manifest = JSON.parse(manifestText) as Record<string, unknown>;
     const decoder = await createDecoder(w, config, { prefer: opts.prefer, gpu: opts.gpu, device: opts.device, deviceDescription: opts.deviceDescription });
     // what is created so far is released if a later part fails to load
     const made: VisionEncoder[] = [];
@@ -120,12 +121,13 @@ export class OcrEngine {
       made.push(vision);
       const visionTasks: Partial<Record<RegionTask, VisionEncoder>> = {};
       for (const [task, path] of taskFiles) {
-        const enc = await VisionEncoder.create(opts.ort, await fetcher.fetch(path, progress(path)), opts.ortSessionOptions);
+        const scale = taskEncoderScale(manifest, rec, path);
+        const enc = await VisionEncoder.create(opts.ort, await fetcher.fetch(path, progress(path)), opts.ortSessionOptions, { scale });
         made.push(enc);
         visionTasks[task] = enc;
       }
       const layout = await opts.makeLayout(fetcher, opts.ort, index);
-      return new OcrEngine(index, tokenizer, decoder, vision, layout, JSON.parse(manifestText), visionTasks);
+      return new OcrEngine(index, tokenizer, decoder, vision, layout, manifest, visionTasks);
     } catch (e) {
       decoder.dispose();
       await Promise.all(made.map((m) => m.release().catch(() => undefined)));
@@ -336,4 +338,23 @@ export class OcrEngine {
 
 function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+/**
+ * Input scale of a task encoder (vision.ts): the `input_scale` of the recognizer manifest's
+ * `vision_tasks` entry whose file is `path`, 1 when no entry names it (an encoder of the base
+ * backbone's shape). A present but invalid value is an error, not a silent 1.
+ */
+export function taskEncoderScale(manifest: Record<string, unknown>, rec: string, path: string): number {
+  const entries = (manifest.vision_tasks ?? {}) as Record<string, { file?: unknown; input_scale?: unknown }>;
+  for (const e of Object.values(entries)) {
+    if (!e || `${rec}/${String(e.file)}` !== path) continue;
+    if (e.input_scale === undefined) return 1;
+    const s = e.input_scale;
+    if (typeof s !== 'number' || !Number.isInteger(s) || s < 1 || s > 4) {
+      throw new Error(`${rec}/manifest.json: vision_tasks entry for ${path} has input_scale ${JSON.stringify(s)} (an integer 1..4)`);
+    }
+    return s;
+  }
+  return 1;
 }

@@ -17,7 +17,7 @@ const index = JSON.parse(readFileSync(join(ROOT, 'default.json'), 'utf8')) as {
 };
 const recManifest = JSON.parse(readFileSync(join(ROOT, index.recognizer, 'manifest.json'), 'utf8')) as {
   files: Record<string, { sha256: string; size: number }>;
-  vision_tasks?: Record<string, { file: string }>;
+  vision_tasks?: Record<string, { file: string; input_scale?: number }>;
 };
 // one entry per (task, file): the manifest's encoders and any that default.json turns on
 const entries: [string, string][] = [...new Map([
@@ -25,10 +25,10 @@ const entries: [string, string][] = [...new Map([
   ...Object.entries(index.visionTasks ?? {}),
 ].map((e) => [e.join('\0'), e] as const)).values()];
 
-async function features(model: string, width: number): Promise<{ dims: readonly number[]; data: Float32Array }> {
+async function features(model: string, width: number, height = 48): Promise<{ dims: readonly number[]; data: Float32Array }> {
   const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
   try {
-    const out = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', goldenInput(width), [1, 3, 48, width]) });
+    const out = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', goldenInput(width, 0, height), [1, 3, height, width]) });
     const y = out[s.outputNames[0]];
     return { dims: y.dims, data: y.data as Float32Array };
   } finally {
@@ -42,15 +42,19 @@ describe.skipIf(entries.length === 0)('task vision encoders', () => {
     const file = join(ROOT, path);
     const goldenPath = file.replace(/\.onnx$/, '.golden.json');
     expect(existsSync(goldenPath), goldenPath).toBe(true);
-    const golden = JSON.parse(readFileSync(goldenPath, 'utf8')) as { cases: { width: number; dims: number[]; features: number[] }[] };
+    const golden = JSON.parse(readFileSync(goldenPath, 'utf8')) as { cases: { width: number; height?: number; dims: number[]; features: number[] }[] };
     expect(golden.cases.length).toBeGreaterThanOrEqual(2);
+    const scale = Object.values(recManifest.vision_tasks ?? {}).find((e) => `${index.recognizer}/${e.file}` === path)?.input_scale ?? 1;
     for (const c of golden.cases) {
-      const y = await features(file, c.width);
+      const height = c.height ?? 48;
+      expect(height, 'golden input height = 48 x the manifest input_scale').toBe(48 * scale);
+      const y = await features(file, c.width, height);
       expect([...y.dims]).toEqual(c.dims);
       let maxErr = 0;
       for (let i = 0; i < c.features.length; i++) maxErr = Math.max(maxErr, Math.abs(y.data[i] - c.features[i]));
       expect(maxErr, `width ${c.width}`).toBeLessThan(1e-4);
-      const base = await features(join(ROOT, index.vision), c.width);
+      // the base backbone on a 48-px input of the same number of rows
+      const base = await features(join(ROOT, index.vision), c.width / scale);
       let diff = 0;
       for (let i = 0; i < base.data.length; i++) diff = Math.max(diff, Math.abs(y.data[i] - base.data[i]));
       expect(diff, 'fine-tuned encoder equals the base backbone').toBeGreaterThan(1e-2);

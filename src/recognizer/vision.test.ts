@@ -25,6 +25,29 @@ describe('vision preprocessing', () => {
     // Padding is white → +1 after normalization.
     expect(p.data[p.width - 1]).toBe(1);
   });
+
+  it('input scale 2: twice the height and padded width, same rows on the 48-px grid', () => {
+    const img = readPng(LINE);
+    const p1 = prepareStrip(img);
+    const p2 = prepareStrip(img, undefined, 2);
+    expect(p2.height).toBe(96);
+    expect(p2.width).toBe(2 * p1.width);
+    expect(p2.contentWidth).toBe(2 * p1.contentWidth);
+    expect(p2.data.length).toBe(3 * 96 * p2.width);
+    expect(framesForWidth(p2.width / 2)).toBe(framesForWidth(p1.width));
+    // the 2x2 box-filter of the scale-2 strip is close to the 48-px strip (both resize the same crop)
+    let err = 0;
+    for (let y = 0; y < 48; y++) {
+      for (let x = 0; x < p1.width; x++) {
+        const at = (yy: number, xx: number) => p2.data[yy * p2.width + xx];
+        const box = (at(2 * y, 2 * x) + at(2 * y + 1, 2 * x) + at(2 * y, 2 * x + 1) + at(2 * y + 1, 2 * x + 1)) / 4;
+        err += Math.abs(box - p1.data[y * p1.width + x]);
+      }
+    }
+    expect(err / (48 * p1.width)).toBeLessThan(0.08);
+    expect(() => prepareStrip(img, undefined, 0)).toThrow(/positive integer/);
+    expect(() => prepareStrip(img, undefined, 1.5)).toThrow(/positive integer/);
+  });
 });
 
 describe('VisionEncoder (onnxruntime-node)', () => {
@@ -57,6 +80,12 @@ describe('VisionEncoder (onnxruntime-node)', () => {
     expect(maxAbs).toBeLessThan(1e-4);
     expect(ctcGreedy(probs, T, C, labels)).toBe(LINE_TEXT);
     await full.release();
+  });
+
+  it('an encoder of input scale 2 refuses a strip prepared for scale 1 (and a bad scale)', async () => {
+    const s2 = new VisionEncoder(ort as unknown as OrtModuleLike, enc.session, { scale: 2 });
+    await expect(s2.runPrepared(prepareStrip(readPng(LINE)))).rejects.toThrow(/height 48, this encoder takes 96/);
+    expect(() => new VisionEncoder(ort as unknown as OrtModuleLike, enc.session, { scale: 0 })).toThrow(/positive integer/);
   });
 
   it('encodeRegion splits a paragraph into 3 strips and concatenates their rows', async () => {

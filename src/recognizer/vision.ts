@@ -8,6 +8,11 @@
  * Per strip: convert to RGB, resize to height 48 keeping the aspect ratio (width clamped to
  * [16, 1280]), pad the width with white to a multiple of 8, normalize (v/255-0.5)/0.5, run, and
  * take the T x 120 output (T = W/8 for the padded width W).
+ *
+ * An encoder with input scale s (a task encoder trained on sharper strips; its manifest entry says
+ * `input_scale`) gets the same strip at s times the size: content width and padded width W are
+ * computed at height 48 as above, then the strip is resized to (s·cw) x (s·48) and padded to
+ * (s·W) x (s·48), so it still gives W/8 rows, one per 8 columns of the 48-px strip.
  */
 import { type Box, type Image, crop, padTo, resizeBilinear, toNCHW, toRGB } from './image.ts';
 import { type StripOptions, type Task, splitStrips } from './strips.ts';
@@ -45,11 +50,13 @@ export interface OrtModuleLike {
 
 /** A strip resized and padded for the backbone. */
 export interface PreparedStrip {
-  /** 1x3x48xW float32, RGB, (v/255-0.5)/0.5. */
+  /** 1 x 3 x height x width float32, RGB, (v/255-0.5)/0.5. */
   data: Float32Array;
-  /** Padded width W (multiple of 8). */
+  /** Padded input width: scale x a multiple of 8. */
   width: number;
-  /** Width of the resized content before padding. */
+  /** Input height: scale x 48. */
+  height: number;
+  /** Width of the resized content before padding (input pixels). */
   contentWidth: number;
 }
 
@@ -69,15 +76,17 @@ export function framesForWidth(paddedW: number): number {
   return Math.floor(paddedW / WIDTH_MULTIPLE);
 }
 
-/** Resize + pad + normalize one strip image (any channel count). */
-export function prepareStrip(strip: Image, maxWidth = MAX_STRIP_WIDTH): PreparedStrip {
+/** Resize + pad + normalize one strip image (any channel count) for an encoder of input scale `scale`. */
+export function prepareStrip(strip: Image, maxWidth = MAX_STRIP_WIDTH, scale = 1): PreparedStrip {
   if (strip.width <= 0 || strip.height <= 0) throw new Error('prepareStrip: empty strip');
+  if (!Number.isInteger(scale) || scale < 1) throw new Error(`prepareStrip: input scale must be a positive integer, got ${scale}`);
   const rgb = toRGB(strip);
   const cw = targetWidth(rgb.width, rgb.height, maxWidth);
-  const resized = resizeBilinear(rgb, cw, STRIP_HEIGHT);
   const W = paddedWidth(cw);
-  const padded = padTo(resized, W, STRIP_HEIGHT, 255);
-  return { data: toNCHW(padded, 0.5, 0.5), width: W, contentWidth: cw };
+  const h = STRIP_HEIGHT * scale;
+  const resized = resizeBilinear(rgb, cw * scale, h);
+  const padded = padTo(resized, W * scale, h, 255);
+  return { data: toNCHW(padded, 0.5, 0.5), width: W * scale, height: h, contentWidth: cw * scale };
 }
 
 export interface RegionFeatures {
@@ -93,11 +102,14 @@ export interface VisionEncoderOptions {
   /** Input / output names; default: the session's first input/output. */
   inputName?: string;
   outputName?: string;
+  /** Input scale of the model (see the file comment); default 1. */
+  scale?: number;
 }
 
 export class VisionEncoder {
   readonly inputName: string;
   readonly outputName: string;
+  readonly scale: number;
 
   constructor(
     readonly ort: OrtModuleLike,
@@ -106,6 +118,8 @@ export class VisionEncoder {
   ) {
     this.inputName = opts.inputName ?? session.inputNames[0];
     this.outputName = opts.outputName ?? session.outputNames[0];
+    this.scale = opts.scale ?? 1;
+    if (!Number.isInteger(this.scale) || this.scale < 1) throw new Error(`vision: input scale must be a positive integer, got ${this.scale}`);
   }
 
   /**
@@ -125,11 +139,14 @@ export class VisionEncoder {
 
   /** Run the backbone on an already prepared strip; returns T x 120 rows. */
   async runPrepared(p: PreparedStrip): Promise<Float32Array> {
-    const x = new this.ort.Tensor('float32', p.data, [1, 3, STRIP_HEIGHT, p.width]);
+    if (p.height !== STRIP_HEIGHT * this.scale) {
+      throw new Error(`vision: strip prepared at height ${p.height}, this encoder takes ${STRIP_HEIGHT * this.scale}`);
+    }
+    const x = new this.ort.Tensor('float32', p.data, [1, 3, p.height, p.width]);
     const out = await this.session.run({ [this.inputName]: x });
     const y = out[this.outputName];
     const dims = y.dims;
-    if (dims.length !== 3 || dims[0] !== 1 || dims[2] !== VISION_DIM) {
+    if (dims.length !== 3 || dims[0] !== 1 || dims[2] !== VISION_DIM || dims[1] !== framesForWidth(p.width / this.scale)) {
       throw new Error(`vision: unexpected output dims [${dims.join(',')}]`);
     }
     const data = y.data as Float32Array;
@@ -139,7 +156,7 @@ export class VisionEncoder {
 
   /** Features (T x 120, row-major) of one strip image. */
   async encodeStrip(strip: Image): Promise<Float32Array> {
-    return this.runPrepared(prepareStrip(strip));
+    return this.runPrepared(prepareStrip(strip, MAX_STRIP_WIDTH, this.scale));
   }
 
   /**

@@ -11,11 +11,11 @@ import { resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DEFAULT_MODEL } from './features.ts';
 
-export function goldenInput(width: number, n = 0): Float32Array {
-  const x = new Float32Array(3 * 48 * width);
+export function goldenInput(width: number, n = 0, height = 48): Float32Array {
+  const x = new Float32Array(3 * height * width);
   for (let c = 0; c < 3; c++) {
-    for (let h = 0; h < 48; h++) {
-      for (let w = 0; w < width; w++) x[(c * 48 + h) * width + w] = Math.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9;
+    for (let h = 0; h < height; h++) {
+      for (let w = 0; w < width; w++) x[(c * height + h) * width + w] = Math.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9;
     }
   }
   return x;

@@ -25,10 +25,10 @@ from .checkpoint import load_ckpt
 _DTYPES = {1: torch.float32, 6: torch.int32, 7: torch.int64, 9: torch.bool, 11: torch.float64}
 
 
-def golden_input(width, n=0):
+def golden_input(width, n=0, height=48):
     """Golden backbone input: x[n][c][h][w] = sin(0.37·w + 0.11·h·(c + 1) + n) · 0.9, as
-    tools/vision/ppocr_golden.ts computes it (1×3×48×width float32)."""
-    c, h, w = np.meshgrid(np.arange(3), np.arange(48), np.arange(width), indexing="ij")
+    tools/vision/ppocr_golden.ts computes it (1×3×height×width float32)."""
+    c, h, w = np.meshgrid(np.arange(3), np.arange(height), np.arange(width), indexing="ij")
     return (np.sin(0.37 * w + 0.11 * h * (c + 1) + n) * 0.9).astype(np.float32)[None]
 
 
@@ -100,6 +100,40 @@ class PPOCRBackbone(nn.Module):
             else:
                 m.register_buffer(key, t)
         return m
+
+    @property
+    def input_scale(self):
+        return self.graph.get("input_scale", 1)
+
+    def upscale_stem(self, s):
+        """Make the backbone take strips s times larger (s·48 high, s·W wide) and give the same W/8
+        rows: the first convolution (k×k, stride 2, pad p) becomes (s·k)×(s·k), stride 2s, pad s·p,
+        with each weight spread over an s×s block divided by s². On an input that is the s×
+        upscale of a 48-px strip it computes exactly what the original did on that strip (an
+        s×s box-filter downscale folded into the convolution), so training starts from the
+        trained encoder and can learn what the sharper pixels add. Idempotent per scale."""
+        if s == self.input_scale:
+            return self
+        if self.input_scale != 1 or s < 1:
+            raise ValueError(f"upscale_stem: the stem is at scale {self.input_scale}, asked for {s}")
+        stem = next(n for n in self.graph["nodes"] if n["op"] == "Conv" and n["inputs"][0] == self.graph["input"])
+        at = stem["attrs"]
+        k, st, pads = at["kernel_shape"], at.get("strides", [1, 1]), at.get("pads", [0, 0, 0, 0])
+        if len(stem["inputs"]) > 2 or at.get("group", 1) != 1 or list(at.get("dilations", [1, 1])) != [1, 1]:
+            raise ValueError("upscale_stem: the first convolution must be a plain conv without bias")
+        key = self.names[stem["inputs"][1]]
+        w = getattr(self, key).detach()
+        w2 = w.repeat_interleave(s, 2).repeat_interleave(s, 3) / (s * s)
+        delattr(self, key)
+        self.register_parameter(key, nn.Parameter(w2.contiguous()))
+        # the graph dict may be shared with another module loaded from the same file: copy it
+        nodes = [dict(n, attrs=dict(n["attrs"])) if n is stem else n for n in self.graph["nodes"]]
+        new = nodes[self.graph["nodes"].index(stem)]["attrs"]
+        new["kernel_shape"] = [v * s for v in k]
+        new["strides"] = [v * s for v in st]
+        new["pads"] = [v * s for v in pads]
+        self.graph = dict(self.graph, nodes=nodes, input_scale=s)
+        return self
 
     def _get(self, env, name):
         if name in env:

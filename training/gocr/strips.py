@@ -26,7 +26,7 @@ STRIP_HEIGHT = 48
 
 
 def read_strips(strip_dir):
-    """-> list of {"id","task","target","strips": [uint8 (C, 48, W)]}."""
+    """-> list of {"id","task","target","strips": [uint8 (C, 48·scale, W)]}."""
     with open(os.path.join(strip_dir, "strips.bin"), "rb") as f:
         blob = f.read()
     out = []
@@ -36,15 +36,16 @@ def read_strips(strip_dir):
                 continue
             r = json.loads(line)
             arrs = []
+            scale = r.get("scale", 1)  # strips for an encoder of input scale s are s·48 high
             for w, c, off, n in r["strips"]:
                 a = np.frombuffer(zlib.decompress(blob[off:off + n]), np.uint8)
-                arrs.append(a.reshape(c, STRIP_HEIGHT, w))
+                arrs.append(a.reshape(c, STRIP_HEIGHT * scale, w))
             out.append({"id": r["id"], "task": r["task"], "target": r["target"], "strips": arrs})
     return out
 
 
 def to_input(a):
-    """uint8 (1|3, 48, W) -> float (3, 48, W), (v/255 - 0.5)/0.5 as the runtime feeds the backbone."""
+    """uint8 (1|3, H, W) -> float (3, H, W), (v/255 - 0.5)/0.5 as the runtime feeds the backbone."""
     x = torch.from_numpy(a.astype(np.float32)) / 255.0
     x = (x - 0.5) / 0.5
     return x.expand(3, -1, -1) if x.shape[0] == 1 else x
@@ -84,7 +85,7 @@ def build_features(samples, backbone, out_dir, device="cpu", batch_rows=64, log=
             rows += sum(int(f.shape[0]) for f in fs)
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump({"vision_dim": int(feats[0].shape[1]) if feats else 120, "dtype": "float16-le", "rows": rows,
-                   "samples": len(samples), "strips": len(flat), "strip_height": STRIP_HEIGHT,
+                   "samples": len(samples), "strips": len(flat), "strip_height": int(flat[0][2].shape[1]) if flat else STRIP_HEIGHT,
                    "model": "gocr/ppocr.py port of ppocr-v4-rec-backbone.onnx", "device": str(device)}, f, indent=2)
     log(f"{len(samples)} samples, {len(flat)} strips, {rows} rows -> {out_dir} ({time.time() - t0:.0f} s on {device})")
     return rows
@@ -109,7 +110,7 @@ def load_backbone(path):
     from gocr.ppocr import PPOCRBackbone
     st = load_ckpt(path)
     if "backbone" in st:  # train_vision.py ckpt.pt: the base graph + trained tensors
-        m = PPOCRBackbone.load(st["args"]["backbone"])
+        m = PPOCRBackbone.load(st["args"]["backbone"]).upscale_stem(st["args"].get("scale", 1))
         m.load_state_dict(st["backbone"])
         return m
     return PPOCRBackbone.load(path)
