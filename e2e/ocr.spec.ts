@@ -1,12 +1,23 @@
 // End-to-end OCR in Debian's Chromium: the built app loads the embedded models from its own
 // origin, reads a committed PDF in the worker and shows Markdown with a KaTeX formula and a
 // sanitized table; untrusted text stays text; no request leaves the origin.
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { cer } from '../src/eval/text';
+import { taskEncoderScale } from '../src/engine/task-encoders';
 import { dropFile, fixture, foreignRequests, recordRequests } from './helpers';
 
 const ORIGIN = 'http://127.0.0.1:4173';
 const OCR_TIMEOUT = 600_000;
+
+// the input scale of the embedded formula encoder (1 = the base encoder or none)
+function formulaScale(): number {
+  const index = JSON.parse(readFileSync('public/models/default.json', 'utf8')) as { recognizer: string; visionTasks?: Record<string, string> };
+  const path = index.visionTasks?.formula;
+  if (!path) return 1;
+  const manifest = JSON.parse(readFileSync(`public/models/${index.recognizer}/manifest.json`, 'utf8')) as Record<string, unknown>;
+  return taskEncoderScale(manifest, index.recognizer, path);
+}
 
 test.setTimeout(900_000);
 
@@ -62,6 +73,12 @@ test('reads a PDF: layout regions, Markdown with a KaTeX formula block, export',
   await expect(page.locator('#region-detail .rounds li').first()).toBeVisible();
   await expect(page.locator('#region-detail .chart canvas').first()).toBeVisible();
   await page.screenshot({ path: 'test-results/screens/03-region-rounds.png', fullPage: true });
+  // The formula region: a PDF page re-rendered at its encoder's input scale (text stays at 150 dpi).
+  await expect(page.locator('#region-detail dd[data-key="Read at"]')).toHaveText('150 dpi');
+  await page.locator('#overlay .region[data-cls="formula"]').first().focus();
+  await page.keyboard.press('Enter');
+  const s = formulaScale();
+  await expect(page.locator('#region-detail dd[data-key="Read at"]')).toHaveText(s > 1 ? `${150 * s} dpi (re-rendered from the PDF)` : '150 dpi');
   await page.locator('#tab-md').click();
 
   // Page stats: a self-spec round commits at least a0 and the verifier's token per two forwards.

@@ -6,7 +6,7 @@ import { openDocument, type OpenDocument } from '../pdf/document';
 import { userMessage } from '../pdf/errors';
 import type { EngineInfo, OcrWorkerApi, PageAnalysis } from '../worker/api';
 import type { DecodeSettings, PageEvent, PageResult, RegionResult } from '../engine/types';
-import { DEFAULT_SETTINGS } from '../engine/types';
+import { DEFAULT_SETTINGS, OCR_DPI } from '../engine/types';
 import { assembleDocument } from '../markdown/assemble';
 import { $, el } from './dom';
 import { renderMarkdown } from './preview';
@@ -99,7 +99,7 @@ async function openFile(file: File): Promise<void> {
       bmp.close();
       const img = thumbs.querySelector(`[data-page="${i}"] img`) as HTMLImageElement | null;
       if (img && gen === state.generation) img.src = c.toDataURL('image/png');
-      const page = await doc.render(i, { dpi: 150 });
+      const page = await doc.render(i, { dpi: OCR_DPI });
       const a = await worker.analyzePage(i, Comlink.transfer(page, [page]));
       if (gen !== state.generation) return;
       state.analyses.set(i, a);
@@ -130,9 +130,19 @@ async function readDocument(): Promise<void> {
     for (let i = 0; i < doc.numPages; i++) {
       if (gen !== state.generation || !state.running) break;
       setProgress(`Reading page ${i + 1} of ${doc.numPages}…`, i / doc.numPages);
-      const page = await doc.render(i, { dpi: 150 });
+      const page = await doc.render(i, { dpi: OCR_DPI });
       const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, read, i, doc.numPages));
-      const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent);
+      // PDFs: regions a task encoder reads at s x the resolution are re-rendered at s x 150 dpi
+      const renderRect = doc.renderRect?.bind(doc);
+      const detail = renderRect
+        ? Comlink.proxy({
+            async render(box: [number, number, number, number], scale: number) {
+              const bmp = await renderRect(i, OCR_DPI * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]);
+              return Comlink.transfer(bmp, [bmp]);
+            },
+          })
+        : undefined;
+      const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent, detail);
       if (gen !== state.generation) return;
       state.results.set(i, res);
       state.live.delete(i);

@@ -2,7 +2,7 @@
 // draft with accepted / rejected tokens, and a bar chart of accepted drafts per round (uPlot).
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { PageResult, RegionResult, RoundView } from '../engine/types';
+import { OCR_DPI, type PageResult, type RegionResult, type RoundView } from '../engine/types';
 import type { Method } from '../decoding/trace';
 import type { PageAnalysis } from '../worker/api';
 
@@ -33,7 +33,7 @@ function dl(rows: Array<[string, string]>): HTMLElement {
 export function pageStatsHtml(index: number, numPages: number, a: (PageAnalysis & { backend?: string }) | undefined, res: PageResult | undefined): HTMLElement {
   const rows: Array<[string, string]> = [['Page', `${index + 1} of ${numPages}`]];
   if (a) {
-    rows.push(['Rendered at', `${a.width} × ${a.height} px (150 dpi)`]);
+    rows.push(['Rendered at', `${a.width} × ${a.height} px (${OCR_DPI} dpi)`]);
     rows.push(['Content box', a.contentBox ? `x ${a.contentBox.x0}–${a.contentBox.x1}, y ${a.contentBox.y0}–${a.contentBox.y1}` : 'blank page']);
     if (a.backend) rows.push(['Computed on', a.backend]);
   }
@@ -61,6 +61,7 @@ export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: M
   host.append(
     dl([
       ['Strips', `${r.strips}${r.task === 'text' && r.strips > 1 ? ' (read line by line, in one batch)' : ''}`],
+      ['Read at', (r.detail ?? 1) > 1 ? `${OCR_DPI * r.detail!} dpi (re-rendered from the PDF)` : `${OCR_DPI} dpi`],
       ['Rounds', String(r.rounds.length)],
       ['Forwards', String(r.forwards.ar + r.forwards.draft + r.forwards.verify + r.forwards.cacheWrite)],
       ['TPF', r.tpf.toFixed(2)],

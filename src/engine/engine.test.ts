@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { OcrEngine, taskEncoderScale, type LayoutRegion } from './engine.ts';
+import { OcrEngine, detailCrop, taskEncoderScale, type LayoutRegion, type PageDetail } from './engine.ts';
+import { pageImages } from '../../tools/cli/pages.ts';
 import { diskFetcher } from '../../tools/cli/node-engine.ts';
 import { readPng } from '../../tools/vision/png.ts';
 import { crop } from '../recognizer/image.ts';
@@ -18,6 +19,8 @@ const page = readPng(join(FIX, 'p0950000.png'));
 const truth = JSON.parse(readFileSync(join(FIX, 'p0950000.json'), 'utf8')) as { regions: { order: number; cls: RegionClass; box: [number, number, number, number]; lines?: unknown[] }[] };
 // a 5-line paragraph, a 2-line list item and a formula
 const picked = truth.regions.filter((r) => [2, 6, 7].includes(r.order));
+// what the stand-in layout returns (a test may narrow it)
+let layoutRegions = picked;
 
 let engine: OcrEngine;
 let disposed = false;
@@ -29,7 +32,7 @@ beforeAll(async () => {
     prefer: 'cpu',
     makeLayout: async () => ({
       name: 'truth',
-      detect: async (): Promise<LayoutRegion[]> => picked.map((r, i) => ({ cls: r.cls, box: r.box, score: 1, order: i })),
+      detect: async (): Promise<LayoutRegion[]> => layoutRegions.map((r, i) => ({ cls: r.cls, box: r.box, score: 1, order: i })),
       release: async () => void layoutReleased++,
     }),
   });
@@ -89,6 +92,71 @@ describe('OcrEngine (line units)', () => {
       expect(engine.encoderFor('formula')).toBe(engine.vision);
     }
   }, 60_000);
+
+  it('a PDF page gives sharper region crops: renderRect matches the page render, the task encoder reads them', async () => {
+    const pdf = new Uint8Array(readFileSync(join(FIX, 'p0950000.pdf')));
+    const formula = picked.find((r) => r.cls === 'formula')!;
+    const settings = { method: 'ar' as const, blockSize: 32, threshold: 0.9, maxNewTokens: 12 };
+    for await (const { image, detail } of pageImages(pdf)) {
+      expect(detail).toBeDefined();
+      // geometry: the 2x render of a rectangle, averaged 2x2, is the 150-dpi page's pixels there
+      const box = cropBox(formula.box, image.width, image.height, 4);
+      const sharp = await detail!.render(box, 2);
+      expect([sharp.width, sharp.height]).toEqual([(box[2] - box[0]) * 2, (box[3] - box[1]) * 2]);
+      const low = crop(image, box);
+      let diff = 0, shifted = 0;
+      const at = (img: typeof sharp, x: number, y: number) => img.data[(y * img.width + x) * img.channels];
+      for (let y = 0; y < low.height; y++) {
+        for (let x = 0; x < low.width; x++) {
+          const m = (at(sharp, 2 * x, 2 * y) + at(sharp, 2 * x + 1, 2 * y) + at(sharp, 2 * x, 2 * y + 1) + at(sharp, 2 * x + 1, 2 * y + 1)) / 4;
+          diff += Math.abs(m - at(low, x, y));
+          shifted += Math.abs(m - at(low, Math.min(low.width - 1, x + 2), y));
+        }
+      }
+      const n = low.width * low.height;
+      expect(diff / n).toBeLessThan(3);
+      expect(shifted / n).toBeGreaterThan(5 * (diff / n));
+
+      // the engine asks for the region at the task encoder's scale and reads what it gets
+      layoutRegions = [formula];
+      const calls: [number[], number][] = [];
+      const spy: PageDetail = { render: (b, s) => (calls.push([[...b], s]), detail!.render(b, s)) };
+      try {
+        const s = engine.encoderFor('formula').scale;
+        const res = await engine.recognizePage(image, 0, settings, { detail: spy });
+        const f = res.regions[0];
+        if (s > 1) {
+          expect(calls).toHaveLength(1);
+          expect(f.detail).toBe(s);
+          const [b] = calls[0];
+          const u = await engine.regionUnits(await detail!.render(b as [number, number, number, number], s), 'formula');
+          const alone = await engine.decode(u.prefixes, settings);
+          expect(f.text).toBe(engine.tokenizer.decode(alone[0].tokens));
+          // a source that fails costs sharpness, not the region
+          const broken: PageDetail = { render: async () => { throw new Error('render failed'); } };
+          const fallback = await engine.recognizePage(image, 0, settings, { detail: broken });
+          expect(fallback.regions[0].detail).toBe(1);
+          expect(fallback.regions[0].stop).not.toBe('pending');
+        } else {
+          expect(calls).toHaveLength(0);
+          expect(f.detail).toBe(1);
+        }
+      } finally {
+        layoutRegions = picked;
+      }
+      break;
+    }
+  }, 120_000);
+
+  it('detailCrop keeps a render of the asked size and drops anything else', async () => {
+    const img = (w: number, h: number) => ({ width: w, height: h, channels: 1 as const, data: new Uint8Array(w * h) });
+    const box: [number, number, number, number] = [10, 20, 15, 27];
+    expect(await detailCrop({ render: async () => img(10, 14) }, box, 2)).not.toBeNull();
+    expect(await detailCrop({ render: async () => img(10, 13) }, box, 2)).toBeNull();
+    expect(await detailCrop({ render: async () => ({ ...img(10, 14), data: new Uint8Array(3) }) }, box, 2)).toBeNull();
+    expect(await detailCrop({ render: async () => { throw new Error('x'); } }, box, 2)).toBeNull();
+    expect(await detailCrop({ render: async () => img(0, 0) }, [5, 5, 5, 9], 2)).toBeNull();
+  });
 
   it('task encoder input scale comes from the manifest entry of that file', () => {
     const man = { vision_tasks: { formula: { file: 'f.onnx', input_scale: 2 }, table: { file: 't.onnx' } } };

@@ -13,7 +13,23 @@ import { regionCropBox } from '../layout/crops';
 import { buildPrefix, createDecoder, loadModel, type DecoderBackend, type PrefixInput } from '../recognizer/model';
 import { Tokenizer } from '../recognizer/tokenizer';
 import { VisionEncoder, type OrtModuleLike } from '../recognizer/vision';
+import { taskEncoderScale } from './task-encoders';
 import type { Box, DecodeSettings, LoadProgress, PageEvent, PageResult, RegionResult, RoundView, TokenView } from './types';
+
+/**
+ * A sharper source of page pixels than the page image: a PDF page re-rendered by pdf.js. A task
+ * encoder of input scale s > 1 (vision.ts) reads its regions from `render(box, s)` when the caller
+ * gives one, and from the page image, resized up, when not (images, which have no more pixels).
+ */
+export interface PageDetail {
+  /**
+   * The page rectangle `box` (integer page-image pixels, [x0, y0, x1, y1)) rendered at `scale`
+   * times the page image's resolution: an image of (x1-x0)·scale × (y1-y0)·scale pixels.
+   */
+  render(box: Box, scale: number): Promise<Image>;
+}
+
+export { taskEncoderScale };
 
 /** What the engine needs from the layout stage (implemented by src/layout). */
 export interface LayoutRegion {
@@ -227,7 +243,7 @@ export class OcrEngine {
     page: Image,
     pageIndex: number,
     settings: DecodeSettings,
-    hooks: { onEvent?: (e: PageEvent) => void; signal?: { aborted: boolean } } = {},
+    hooks: { onEvent?: (e: PageEvent) => void; signal?: { aborted: boolean }; detail?: PageDetail } = {},
   ): Promise<PageResult> {
     const check = () => {
       if (hooks.signal?.aborted) throw new CancelledError();
@@ -262,8 +278,11 @@ export class OcrEngine {
     for (const [k, r] of toRead.entries()) {
       check();
       const box = regionCropBox(page, r.box, r.cls, REGION_MARGIN);
-      const u = await this.regionUnits(crop(page, box), r.task!);
+      const s = this.encoderFor(r.task!).scale;
+      const sharp = s > 1 && hooks.detail ? await detailCrop(hooks.detail, box, s) : null;
+      const u = await this.regionUnits(sharp ?? crop(page, box), r.task!);
       r.strips = u.strips;
+      r.detail = sharp ? s : 1;
       unitsOfRegion.push(u.prefixes.map((p, j) => (unitOf.push({ region: k, unit: j }), prefixes.push(p) - 1)));
     }
     const t2 = now();
@@ -336,25 +355,23 @@ export class OcrEngine {
   }
 }
 
-function now(): number {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+/**
+ * A crop re-rendered at `scale` (PageDetail), or null when the source fails or returns another
+ * size: the region is then read from the page image, so a render problem costs sharpness, not the page.
+ */
+export async function detailCrop(detail: PageDetail, box: Box, scale: number): Promise<Image | null> {
+  const w = (box[2] - box[0]) * scale;
+  const h = (box[3] - box[1]) * scale;
+  if (w <= 0 || h <= 0) return null;
+  try {
+    const img = await detail.render(box, scale);
+    if (img.width !== w || img.height !== h || img.data.length !== w * h * img.channels) return null;
+    return img;
+  } catch {
+    return null;
+  }
 }
 
-/**
- * Input scale of a task encoder (vision.ts): the `input_scale` of the recognizer manifest's
- * `vision_tasks` entry whose file is `path`, 1 when no entry names it (an encoder of the base
- * backbone's shape). A present but invalid value is an error, not a silent 1.
- */
-export function taskEncoderScale(manifest: Record<string, unknown>, rec: string, path: string): number {
-  const entries = (manifest.vision_tasks ?? {}) as Record<string, { file?: unknown; input_scale?: unknown }>;
-  for (const e of Object.values(entries)) {
-    if (!e || `${rec}/${String(e.file)}` !== path) continue;
-    if (e.input_scale === undefined) return 1;
-    const s = e.input_scale;
-    if (typeof s !== 'number' || !Number.isInteger(s) || s < 1 || s > 4) {
-      throw new Error(`${rec}/manifest.json: vision_tasks entry for ${path} has input_scale ${JSON.stringify(s)} (an integer 1..4)`);
-    }
-    return s;
-  }
-  return 1;
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }

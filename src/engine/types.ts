@@ -37,6 +37,9 @@ export interface RoundView extends Omit<RoundTrace, 'drafted' | 'committed' | 'r
   rejected: { index: number; draft: string; replacement: string } | null;
 }
 
+/** Print resolution pages are rendered at for the engine (app and CLI): what the models were trained on. */
+export const OCR_DPI = 150;
+
 export interface RegionResult {
   id: number;
   cls: RegionClass;
@@ -51,6 +54,11 @@ export interface RegionResult {
   forwards: ForwardCounts;
   tpf: number;
   strips: number;
+  /**
+   * Resolution the region was read at, relative to the page image: 1 = cropped from the page,
+   * s > 1 = re-rendered at s times the page's dpi for a task encoder of input scale s (PDF pages).
+   */
+  detail?: number;
   stop: string;
 }
 

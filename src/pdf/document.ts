@@ -18,6 +18,11 @@ export interface OpenDocument {
    * `dpi`: a print resolution (what the OCR engine reads; images are taken at their own pixels).
    */
   render(index: number, size: { longSide: number } | { dpi: number }): Promise<ImageBitmap>;
+  /**
+   * PDFs only: the rectangle `box` ([x0, y0, x1, y1) in pixels of a `dpi` rendering) of page
+   * `index` rendered at `dpi` — a sharper crop for the engine's PageDetail.
+   */
+  renderRect?(index: number, dpi: number, box: readonly [number, number, number, number]): Promise<ImageBitmap>;
   /** Page size in PDF points (images: pixels). */
   pageSize(index: number): Promise<{ width: number; height: number }>;
   close(): Promise<void>;
@@ -85,6 +90,27 @@ async function openPdf(name: string, bytes: ArrayBuffer): Promise<OpenDocument> 
         ctx.fillStyle = '#fff';
         ctx.fillRect(0, 0, canvas.width, canvas.height);
         await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp }).promise;
+        return canvas.transferToImageBitmap();
+      } catch (e) {
+        throw new DocError('render-failed', `page ${index + 1}: ${(e as Error).message}`);
+      }
+    },
+    async renderRect(index, dpi, box) {
+      const [x0, y0, x1, y1] = box;
+      const w = x1 - x0, h = y1 - y0;
+      if (!(Number.isInteger(x0) && Number.isInteger(y0) && Number.isInteger(w) && Number.isInteger(h) && w > 0 && h > 0)) {
+        throw new DocError('render-failed', `page ${index + 1}: bad rectangle [${box.join(', ')}]`);
+      }
+      try {
+        const page = await doc.getPage(index + 1);
+        const vp = page.getViewport({ scale: dpi / 72 });
+        const canvas = new OffscreenCanvas(w, h);
+        const ctx = canvas.getContext('2d');
+        if (!ctx) throw new Error('no 2d context');
+        ctx.fillStyle = '#fff';
+        ctx.fillRect(0, 0, w, h);
+        // device-space shift: the rectangle's corner lands on the canvas origin
+        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp, transform: [1, 0, 0, 1, -x0, -y0] }).promise;
         return canvas.transferToImageBitmap();
       } catch (e) {
         throw new DocError('render-failed', `page ${index + 1}: ${(e as Error).message}`);

@@ -16,6 +16,10 @@ export interface EngineInfo {
   error?: string;
 }
 
+export interface BitmapDetail {
+  render(box: [number, number, number, number], scale: number): Promise<ImageBitmap>;
+}
+
 export interface PageAnalysis {
   pageIndex: number;
   width: number;
@@ -27,8 +31,12 @@ export interface OcrWorkerApi {
   init(onProgress?: (p: LoadProgress) => void): Promise<EngineInfo>;
   /** Page size and ink content box (WGSL inkbbox kernel, CPU twin without WebGPU). Needs no model. */
   analyzePage(pageIndex: number, bitmap: ImageBitmap): Promise<PageAnalysis & { backend: 'webgpu' | 'cpu'; ms: number }>;
-  /** Reads one page. Events stream live through `onEvent`. Throws CancelledError on cancel(). */
-  recognizePage(pageIndex: number, bitmap: ImageBitmap, settings: DecodeSettings, onEvent?: (e: PageEvent) => void): Promise<PageResult>;
+  /**
+   * Reads one page. Events stream live through `onEvent`. Throws CancelledError on cancel().
+   * `detail` (PDF pages): renders a page rectangle sharper, for task encoders that read at a
+   * higher resolution (engine PageDetail; `box` in pixels of `bitmap`, result `scale` times larger).
+   */
+  recognizePage(pageIndex: number, bitmap: ImageBitmap, settings: DecodeSettings, onEvent?: (e: PageEvent) => void, detail?: BitmapDetail): Promise<PageResult>;
   /** Stops the running recognizePage at its next round boundary. */
   cancel(): void;
 }

@@ -3,7 +3,7 @@
 import * as Comlink from 'comlink';
 import * as ort from 'onnxruntime-web/wasm';
 import type { EngineInfo, OcrWorkerApi } from './api';
-import { OcrEngine } from '../engine/engine';
+import { OcrEngine, type PageDetail } from '../engine/engine';
 import type { OrtModuleLike } from '../recognizer/vision';
 import { browserFetcher } from '../engine/fetcher';
 import { fromImageData } from '../recognizer/image';
@@ -77,14 +77,15 @@ const api: OcrWorkerApi = {
     info ??= load(onProgress);
     return info;
   },
-  async recognizePage(pageIndex, bitmap, settings, onEvent) {
+  async recognizePage(pageIndex, bitmap, settings, onEvent, detail) {
     await api.init();
     if (!engine) {
       bitmap.close();
       throw new Error((await info)?.error ?? 'models not loaded');
     }
     signal.aborted = false;
-    return engine.recognizePage(pageImage(bitmap), pageIndex, settings, { onEvent, signal });
+    const sharp: PageDetail | undefined = detail && { render: async (box, scale) => pageImage(await detail.render([box[0], box[1], box[2], box[3]], scale)) };
+    return engine.recognizePage(pageImage(bitmap), pageIndex, settings, { onEvent, signal, detail: sharp });
   },
   cancel() {
     signal.aborted = true;

@@ -49,8 +49,8 @@ async function main(): Promise<void> {
   console.error(`engine: ${engine.index.recognizer} + ${engine.layout.name}, decoder on ${engine.backend}, ${settings.method} B=${settings.blockSize}`);
   const pages: PageResult[] = [];
   let i = 0;
-  for await (const img of pageImages(bytes)) {
-    const res = await engine.recognizePage(img, i, settings);
+  for await (const { image, detail } of pageImages(bytes)) {
+    const res = await engine.recognizePage(image, i, settings, { detail });
     const s = res.stats;
     console.error(`page ${i + 1}: ${s.regions} regions, ${s.tokens} tokens, TPF ${s.tpf.toFixed(2)}, ${s.totalMs.toFixed(0)} ms`);
     pages.push(res);

@@ -1,12 +1,41 @@
 // Page images in Node: PDFs through pdf.js (legacy build + @napi-rs/canvas), PNG/JPEG through
-// @napi-rs/canvas. Same 150 dpi as the app gives the engine.
+// @napi-rs/canvas. Same 150 dpi as the app gives the engine; a PDF page also comes with a
+// PageDetail that re-renders a rectangle of it sharper (task encoders of input scale > 1).
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+import type { PageDetail } from '../../src/engine/engine';
+import { OCR_DPI } from '../../src/engine/types';
 import { DocError, sniffKind } from '../../src/pdf/errors';
 import type { Image } from '../../src/recognizer/image';
 
-export const OCR_DPI = 150;
+export { OCR_DPI };
 
-export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenerator<Image> {
+export interface SourcePage {
+  image: Image;
+  /** PDFs only: valid until the generator moves to the next page. */
+  detail?: PageDetail;
+}
+
+interface PdfPageLike {
+  getViewport(o: { scale: number }): { width: number; height: number };
+  render(o: object): { promise: Promise<unknown> };
+}
+
+/** The rectangle `box` (pixels of a `dpi` rendering, [x0, y0, x1, y1)) of a pdf.js page rendered at `dpi`. */
+export async function renderRect(page: PdfPageLike, dpi: number, box: readonly [number, number, number, number]): Promise<Image> {
+  const [x0, y0, x1, y1] = box;
+  const w = x1 - x0, h = y1 - y0;
+  if (!(Number.isInteger(x0) && Number.isInteger(y0) && w > 0 && h > 0)) throw new Error(`renderRect: bad rectangle [${box.join(', ')}]`);
+  const vp = page.getViewport({ scale: dpi / 72 });
+  const c = createCanvas(w, h);
+  const ctx = c.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, h);
+  await page.render({ canvas: c as never, canvasContext: ctx as never, viewport: vp, transform: [1, 0, 0, 1, -x0, -y0] }).promise;
+  const d = ctx.getImageData(0, 0, w, h);
+  return { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) };
+}
+
+export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenerator<SourcePage> {
   const kind = sniffKind(bytes);
   if (kind === 'png' || kind === 'jpeg') {
     let img;
@@ -21,7 +50,7 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
     ctx.fillRect(0, 0, img.width, img.height);
     ctx.drawImage(img, 0, 0);
     const d = ctx.getImageData(0, 0, img.width, img.height);
-    yield { width: img.width, height: img.height, channels: 4, data: new Uint8Array(d.data.buffer) };
+    yield { image: { width: img.width, height: img.height, channels: 4, data: new Uint8Array(d.data.buffer) } };
     return;
   }
   if (kind !== 'pdf') throw new DocError('not-pdf');
@@ -46,7 +75,10 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
       ctx.fillRect(0, 0, w, h);
       await page.render({ canvas: c as never, canvasContext: ctx as never, viewport: vp }).promise;
       const d = ctx.getImageData(0, 0, w, h);
-      yield { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) };
+      const detail: PageDetail = {
+        render: (box, scale) => renderRect(page, dpi * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]),
+      };
+      yield { image: { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) }, detail };
       page.cleanup();
     }
   } finally {
