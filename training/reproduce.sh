@@ -47,23 +47,37 @@ npm run features -- --in data/crops/val_tf --out data/features/val --resume 1   
 /usr/bin/python3 training/export.py --ckpt "training/runs/$RUN/ckpt.pt" --id "$ID" --dtype f16
 
 # Formulas: a copy of the PP-OCR backbone fine-tuned through the frozen decoder (train_vision.py;
-# ~0.3 step/s here, 1000 steps ~55 min; eval of 300 formulas ~6 min per encoder)
+# ~0.3 step/s here, 1000 steps ~55 min; eval of 300 formulas ~6 min per encoder). Stage 1 on the
+# 48-px strips of the 150-dpi crops; stage 2 at input scale 2 (96-px strips) on formula crops of the
+# same pages rendered at 300 dpi, which is what the app reads from a PDF (engine PageDetail).
 for s in train train_tf val val_tf; do
   npm run strips -- --in "data/crops/$s" --out "data/strips/f_$s" --tasks formula
+done
+npm run synth -- --pages 900 --seed 100000 --boost table=5,formula=8 --dpi 300 --out data/synth300/train_tf
+npm run synth -- --pages 300 --seed 0 --split val --dpi 300 --out data/synth300/val
+npm run synth -- --pages 110 --seed 10000 --split val --boost table=5,formula=8 --dpi 300 --out data/synth300/val_tf
+for s in train_tf val val_tf; do
+  npm run crops -- --in "data/synth300/$s" --out "data/crops300/$s" --tasks formula --margin 8
+  npm run strips -- --in "data/crops300/$s" --out "data/strips/f3_$s" --tasks formula --scale 2
 done
 PYTHONPATH=training /usr/bin/python3 -m gocr.ppocr --out data/ppocr.pt
 /usr/bin/python3 training/train_vision.py --decoder "public/models/$ID" --backbone data/ppocr.pt \
   --strips data/strips/f_train_tf,data/strips/f_train --val_strips data/strips/f_val \
   --run "training/runs/$RUN-formula" --steps 1000 --lr 3e-4
+/usr/bin/python3 training/train_vision.py --decoder "public/models/$ID" --init "training/runs/$RUN-formula/ckpt.pt" --scale 2 \
+  --strips data/strips/f3_train_tf --val_strips data/strips/f3_val \
+  --run "training/runs/$RUN-formula2" --steps 2000 --lr 1.5e-4 --warmup 50
+# the base backbone on the 150-dpi strips, the trained encoder on the 300-dpi ones (same regions)
+PYTHONPATH=training /usr/bin/python3 -m gocr.strips --strips data/strips/f_val,data/strips/f_val_tf \
+  --backbone data/ppocr.pt --out data/features_fbase/val --device "$DEVICE"
+PYTHONPATH=training /usr/bin/python3 -m gocr.strips --strips data/strips/f3_val,data/strips/f3_val_tf \
+  --backbone "training/runs/$RUN-formula2/ckpt.pt" --out data/features_fformula/val --device "$DEVICE"
 for enc in base formula; do
-  b=data/ppocr.pt; [ "$enc" = formula ] && b="training/runs/$RUN-formula/ckpt.pt"
-  PYTHONPATH=training /usr/bin/python3 -m gocr.strips --strips data/strips/f_val,data/strips/f_val_tf \
-    --backbone "$b" --out "data/features_f$enc/val" --device "$DEVICE"
   /usr/bin/python3 training/evaluate.py --model "public/models/$ID" --data "data/features_f$enc" --n_per_task 300 \
-    --out "training/runs/$RUN-formula/eval_$enc.json"
+    --out "training/runs/$RUN-formula2/eval_$enc.json"
 done
-/usr/bin/python3 training/train_vision.py --run "training/runs/$RUN-formula" \
+/usr/bin/python3 training/train_vision.py --run "training/runs/$RUN-formula2" \
   --export "public/models/$ID/vision-formula.onnx" --manifest "public/models/$ID/manifest.json" \
-  --eval "training/runs/$RUN-formula/eval_formula.json" --base_eval "training/runs/$RUN-formula/eval_base.json"
+  --eval "training/runs/$RUN-formula2/eval_formula.json" --base_eval "training/runs/$RUN-formula2/eval_base.json"
 echo "exported public/models/$ID: point public/models/default.json's \"recognizer\" at it and"
 echo "\"visionTasks\": {\"formula\": \"$ID/vision-formula.onnx\"} to use it"

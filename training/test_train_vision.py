@@ -1,5 +1,5 @@
 """train_vision.py: encoder rows land where collate puts packed features (same loss), gradients
-reach the encoder and not the frozen decoder, and the ONNX export carries the trained tensors."""
+reach the encoder and not the frozen decoder, the ONNX export carries the trained tensors, and --init continues from such an export."""
 import os
 import tempfile
 import unittest
@@ -121,6 +121,28 @@ class TrainVisionTest(unittest.TestCase):
             with open(gold) as f:
                 cases = json.load(f)["cases"]
             self.assertEqual([(c["width"], c["height"], c["dims"]) for c in cases], [(32, 96, [1, 2, 120]), (48, 96, [1, 3, 120])])
+
+    @unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")
+    def test_init_from_exported_encoder(self):
+        """--init with an exported .onnx continues that encoder: same tensors, same input scale."""
+        from gocr.ppocr import PPOCRBackbone, golden_input
+        m = PPOCRBackbone.from_onnx(ONNX).upscale_stem(2)
+        g = torch.Generator().manual_seed(0)
+        with torch.no_grad():
+            for p in m.parameters():
+                p.add_(torch.randn(p.shape, generator=g) * 0.01)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "enc.onnx")
+            train_vision.export_onnx(m, out)
+            fresh = PPOCRBackbone.from_onnx(ONNX)
+            state, scale = train_vision.init_encoder(fresh, out)
+        self.assertEqual((scale, fresh.input_scale, state), (2, 2, {}))
+        want, got = m.state_dict(), fresh.state_dict()
+        self.assertEqual(sorted(want), sorted(got))
+        for k in want:
+            self.assertTrue(torch.equal(want[k], got[k]), k)
+        x = torch.from_numpy(golden_input(40, height=96))
+        self.assertTrue(torch.equal(m(x), fresh(x)))
 
 
 if __name__ == "__main__":

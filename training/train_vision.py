@@ -16,7 +16,9 @@ names it (`"visionTasks": {"formula": "gocr-v1/vision-formula.onnx"}`).
   /usr/bin/python3 training/train_vision.py --run training/runs/fenc1 --export public/models/gocr-v1/vision-formula.onnx \
       --manifest public/models/gocr-v1/manifest.json [--eval E.json --base_eval B.json]
 
-Resumes from <run>/ckpt.pt. Batch normalisation keeps the statistics of the original backbone
+Resumes from <run>/ckpt.pt; `--init public/models/gocr-v1/vision-formula.onnx` continues the
+committed encoder on a fresh machine (input scale read from the ONNX input height, training record
+from the manifest). Batch normalisation keeps the statistics of the original backbone
 (the port always runs BN in inference mode); every other float tensor of the graph is trained.
 """
 import os
@@ -51,7 +53,7 @@ def parse(argv=None):
     p.add_argument("--run", required=True)
     p.add_argument("--decoder", default=os.path.join(ROOT, "public", "models", "gocr-v1"))
     p.add_argument("--backbone", default="data/ppocr.pt", help="python3 -m gocr.ppocr output")
-    p.add_argument("--init", default="", help="start from the encoder of another run's ckpt.pt (fresh optimizer)")
+    p.add_argument("--init", default="", help="start from another run's ckpt.pt or an exported encoder .onnx (fresh optimizer)")
     p.add_argument("--strips", default="", help="comma-separated npm run strips folders (train)")
     p.add_argument("--val_strips", default="")
     p.add_argument("--task", default="formula")
@@ -112,6 +114,28 @@ def batch_loss(decoder, backbone, samples, rng, jitter=True, device="cpu"):
     bt["feats"] = torch.zeros(bt["feats"].shape, device=device).index_put(
         (b_idx.to(device), p_idx.to(device)), torch.cat(feats, 0))
     return gravity.gravity_loss(decoder, bt, lam=1.0, device=device)
+
+
+def init_encoder(backbone, path):
+    """Load the encoder to start from into `backbone` (at that encoder's input scale): another
+    run's ckpt.pt, or an exported ONNX (e.g. the committed public/models/<id>/vision-formula.onnx,
+    so a fresh machine continues the shipped encoder). -> (its training state, its input scale)."""
+    if path.endswith(".onnx"):
+        exp = PPOCRBackbone.from_onnx(path)
+        state = {}
+        man = os.path.join(os.path.dirname(path), "manifest.json")
+        if os.path.exists(man):
+            with open(man) as f:
+                entries = json.load(f).get("vision_tasks", {}).values()
+            state = next((dict(e["training"]) for e in entries if e.get("file") == os.path.basename(path)), {})
+        for k in ("batch", "lr", "train_strips"):
+            state.pop(k, None)
+        scale, weights = exp.input_scale, exp.state_dict()
+    else:
+        ck0 = load_ckpt(path)
+        state, scale, weights = ck0["state"], ck0["args"].get("scale", 1), ck0["backbone"]
+    backbone.upscale_stem(scale).load_state_dict(weights)
+    return state, scale
 
 
 def export_onnx(backbone, path, base=BASE_ONNX):
@@ -226,10 +250,9 @@ def main(argv=None):
         backbone.upscale_stem(a.scale).load_state_dict(ck["backbone"])
         a.decoder = ck["decoder"]
     elif a.init:
-        ck0 = load_ckpt(a.init)
-        backbone.upscale_stem(ck0["args"].get("scale", 1)).load_state_dict(ck0["backbone"])
+        state0, _ = init_encoder(backbone, a.init)
         backbone.upscale_stem(a.scale)  # a scale-1 encoder widened exactly; else the scales must match
-        init_state = dict(ck0["state"], run=os.path.dirname(a.init))
+        init_state = dict(state0, run=a.init if a.init.endswith(".onnx") else os.path.dirname(a.init))
     else:
         backbone.upscale_stem(a.scale)
     if a.export:

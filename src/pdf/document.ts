@@ -84,34 +84,19 @@ async function openPdf(name: string, bytes: ArrayBuffer): Promise<OpenDocument> 
         const base = page.getViewport({ scale: 1 });
         const scale = 'dpi' in size ? size.dpi / 72 : size.longSide / Math.max(base.width, base.height);
         const vp = page.getViewport({ scale });
-        const canvas = new OffscreenCanvas(Math.round(vp.width), Math.round(vp.height));
-        const ctx = canvas.getContext('2d');
-        if (!ctx) throw new Error('no 2d context');
-        ctx.fillStyle = '#fff';
-        ctx.fillRect(0, 0, canvas.width, canvas.height);
-        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp }).promise;
-        return canvas.transferToImageBitmap();
+        return await paint(page, vp, [0, 0, Math.round(vp.width), Math.round(vp.height)]);
       } catch (e) {
         throw new DocError('render-failed', `page ${index + 1}: ${(e as Error).message}`);
       }
     },
     async renderRect(index, dpi, box) {
       const [x0, y0, x1, y1] = box;
-      const w = x1 - x0, h = y1 - y0;
-      if (!(Number.isInteger(x0) && Number.isInteger(y0) && Number.isInteger(w) && Number.isInteger(h) && w > 0 && h > 0)) {
+      if (!(Number.isInteger(x0) && Number.isInteger(y0) && Number.isInteger(x1) && Number.isInteger(y1) && x1 > x0 && y1 > y0)) {
         throw new DocError('render-failed', `page ${index + 1}: bad rectangle [${box.join(', ')}]`);
       }
       try {
         const page = await doc.getPage(index + 1);
-        const vp = page.getViewport({ scale: dpi / 72 });
-        const canvas = new OffscreenCanvas(w, h);
-        const ctx = canvas.getContext('2d');
-        if (!ctx) throw new Error('no 2d context');
-        ctx.fillStyle = '#fff';
-        ctx.fillRect(0, 0, w, h);
-        // device-space shift: the rectangle's corner lands on the canvas origin
-        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp, transform: [1, 0, 0, 1, -x0, -y0] }).promise;
-        return canvas.transferToImageBitmap();
+        return await paint(page, page.getViewport({ scale: dpi / 72 }), [x0, y0, x1, y1]);
       } catch (e) {
         throw new DocError('render-failed', `page ${index + 1}: ${(e as Error).message}`);
       }
@@ -120,6 +105,22 @@ async function openPdf(name: string, bytes: ArrayBuffer): Promise<OpenDocument> 
       await doc.destroy();
     },
   };
+}
+
+/**
+ * The rectangle `r` ([x0, y0, x1, y1) in viewport pixels) of a page drawn on white. The shift is
+ * applied in device space, so the rectangle's corner lands on the canvas origin.
+ */
+async function paint(page: pdfjs.PDFPageProxy, vp: pdfjs.PageViewport, r: readonly [number, number, number, number]): Promise<ImageBitmap> {
+  const [x0, y0, x1, y1] = r;
+  const canvas = new OffscreenCanvas(x1 - x0, y1 - y0);
+  const ctx = canvas.getContext('2d');
+  if (!ctx) throw new Error('no 2d context');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  const transform = x0 || y0 ? [1, 0, 0, 1, -x0, -y0] : undefined;
+  await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport: vp, transform }).promise;
+  return canvas.transferToImageBitmap();
 }
 
 async function openImage(name: string, bytes: ArrayBuffer, kind: 'png' | 'jpeg'): Promise<OpenDocument> {

@@ -76,6 +76,12 @@ class PPOCRBackbone(nn.Module):
             nodes.append({"op": n.op_type, "inputs": list(n.input), "outputs": list(n.output),
                           "attrs": {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in attrs.items()}})
         graph = {"input": m.graph.input[0].name, "output": m.graph.output[0].name, "nodes": nodes}
+        # an encoder exported at input scale s (train_vision.py) declares a fixed height of s·48
+        h = m.graph.input[0].type.tensor_type.shape.dim[2].dim_value
+        if h and h != 48:
+            if h % 48:
+                raise ValueError(f"{path}: input height {h} is not a multiple of 48")
+            graph["input_scale"] = h // 48
         return PPOCRBackbone(graph, tensors)
 
     def save(self, path):

@@ -95,7 +95,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--strips", required=True, help="folder(s) written by npm run strips, comma-separated, "
                                                    "packed in that order")
-    ap.add_argument("--backbone", required=True, help="file written by python3 -m gocr.ppocr, or a "
+    ap.add_argument("--backbone", required=True, help="file written by python3 -m gocr.ppocr, an exported encoder .onnx, or a "
                                                      "training/train_vision.py ckpt.pt")
     ap.add_argument("--out", required=True)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -106,8 +106,11 @@ def main(argv=None):
 
 
 def load_backbone(path):
-    """A `python3 -m gocr.ppocr` file, or a training/train_vision.py checkpoint (its encoder)."""
+    """A `python3 -m gocr.ppocr` file, a training/train_vision.py checkpoint (its encoder), or an
+    exported encoder .onnx (e.g. public/models/gocr-v1/vision-formula.onnx; needs the onnx package)."""
     from gocr.ppocr import PPOCRBackbone
+    if path.endswith(".onnx"):
+        return PPOCRBackbone.from_onnx(path)
     st = load_ckpt(path)
     if "backbone" in st:  # train_vision.py ckpt.pt: the base graph + trained tensors
         m = PPOCRBackbone.load(st["args"]["backbone"]).upscale_stem(st["args"].get("scale", 1))
