@@ -113,7 +113,10 @@ def load_backbone(path):
         return PPOCRBackbone.from_onnx(path)
     st = load_ckpt(path)
     if "backbone" in st:  # train_vision.py ckpt.pt: the base graph + trained tensors
-        m = PPOCRBackbone.load(st["args"]["backbone"]).upscale_stem(st["args"].get("scale", 1))
+        base = st["args"]["backbone"]  # as given to train_vision.py: relative to the repo root there
+        if not os.path.isabs(base) and not os.path.exists(base):
+            base = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), base)
+        m = PPOCRBackbone.load(base).upscale_stem(st["args"].get("scale", 1))
         m.load_state_dict(st["backbone"])
         return m
     return PPOCRBackbone.load(path)
