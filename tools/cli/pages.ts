@@ -20,7 +20,7 @@ interface PdfPageLike {
   render(o: object): { promise: Promise<unknown> };
 }
 
-/** The rectangle `box` (pixels of a `dpi` rendering, [x0, y0, x1, y1)) of a pdf.js page rendered at `dpi`. */
+/** The rectangle `box` (pixels of a `dpi` rendering, [x0, y0, x1, y1)) of a pdf.js page rendered at `dpi` on white (the whole page: [0, 0, w, h]). */
 export async function renderRect(page: PdfPageLike, dpi: number, box: readonly [number, number, number, number]): Promise<Image> {
   const [x0, y0, x1, y1] = box;
   const w = x1 - x0, h = y1 - y0;
@@ -30,7 +30,8 @@ export async function renderRect(page: PdfPageLike, dpi: number, box: readonly [
   const ctx = c.getContext('2d');
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, w, h);
-  await page.render({ canvas: c as never, canvasContext: ctx as never, viewport: vp, transform: [1, 0, 0, 1, -x0, -y0] }).promise;
+  const transform = x0 || y0 ? [1, 0, 0, 1, -x0, -y0] : undefined;
+  await page.render({ canvas: c as never, canvasContext: ctx as never, viewport: vp, transform }).promise;
   const d = ctx.getImageData(0, 0, w, h);
   return { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) };
 }
@@ -68,17 +69,11 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i);
       const vp = page.getViewport({ scale: dpi / 72 });
-      const w = Math.round(vp.width), h = Math.round(vp.height);
-      const c = createCanvas(w, h);
-      const ctx = c.getContext('2d');
-      ctx.fillStyle = '#fff';
-      ctx.fillRect(0, 0, w, h);
-      await page.render({ canvas: c as never, canvasContext: ctx as never, viewport: vp }).promise;
-      const d = ctx.getImageData(0, 0, w, h);
+      const image = await renderRect(page, dpi, [0, 0, Math.round(vp.width), Math.round(vp.height)]);
       const detail: PageDetail = {
         render: (box, scale) => renderRect(page, dpi * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]),
       };
-      yield { image: { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) }, detail };
+      yield { image, detail };
       page.cleanup();
     }
   } finally {
