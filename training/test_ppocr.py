@@ -72,6 +72,44 @@ class TestPPOCR(unittest.TestCase):
         self.assertIn(key, dict(m2.named_parameters()))
         self.assertEqual(tuple(getattr(m2, key).shape[2:]), (6, 6))
 
+    def test_learn_pool_starts_as_the_average(self):
+        """learn_pool: the [3, 2] AveragePool becomes a grouped Conv whose initial weights compute the
+        same average (same rows at odd widths, scale 2 too); trainable, saved/loaded, idempotent."""
+        import copy
+        m2 = copy.deepcopy(self.m).upscale_stem(2)
+        m3 = copy.deepcopy(m2).learn_pool(30)
+        self.assertEqual((m2.pool_groups, m3.pool_groups), (0, 30))
+        self.assertFalse([n for n in m3.graph["nodes"] if n["op"] == "AveragePool"])
+        self.assertTrue([n for n in self.m.graph["nodes"] if n["op"] == "AveragePool"])  # source untouched
+        w = dict(m3.named_parameters())[m3.names[m3.POOL_W]]
+        self.assertEqual(tuple(w.shape), (480, 16, 3, 2))
+        for width in (40, 57):
+            x = torch.from_numpy(golden_input(width, height=96))
+            with torch.no_grad():
+                y2, y3 = m2(x), m3(x)
+            self.assertEqual(y2.shape, y3.shape)
+            self.assertLess(float((y2 - y3).abs().max()), 1e-5)
+        self.assertIs(m3.learn_pool(30), m3)
+        self.assertIs(m3.learn_pool(0), m3)
+        with self.assertRaises(ValueError):
+            m3.learn_pool(15)
+        with self.assertRaises(ValueError):
+            copy.deepcopy(self.m).learn_pool(7)          # 480 channels do not split into 7 groups
+        with torch.no_grad():
+            w.add_(torch.randn(w.shape) * 0.02)           # no longer the average: the output moves
+        x = torch.from_numpy(golden_input(40, height=96))
+        with torch.no_grad():
+            self.assertGreater(float((m3(x) - m2(x)).abs().max()), 1e-3)
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "pp.pt")
+            m3.save(p)
+            m4 = PPOCRBackbone.load(p)
+        self.assertEqual(m4.pool_groups, 30)
+        with torch.no_grad():
+            self.assertTrue(torch.equal(m3(x), m4(x)))
+        m3(x).square().mean().backward()
+        self.assertGreater(float(w.grad.abs().sum()), 0.0)
+
     def test_strip_pack_to_packed_features(self):
         """npm run strips' format -> gocr.strips -> the packed features train.py reads."""
         import zlib

@@ -145,5 +145,35 @@ class TrainVisionTest(unittest.TestCase):
         self.assertTrue(torch.equal(m(x), fresh(x)))
 
 
+    @unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")
+    def test_export_and_init_of_learned_pool(self):
+        """An encoder with learn_pool exports a valid ONNX (a grouped Conv in place of the
+        AveragePool, its weight an initializer) that reads back to the same module and the same
+        features, and --init from it restores the learned pooling."""
+        import onnx
+        from gocr.ppocr import PPOCRBackbone, golden_input
+        m = PPOCRBackbone.from_onnx(ONNX).upscale_stem(2).learn_pool(30)
+        g = torch.Generator().manual_seed(1)
+        with torch.no_grad():
+            for p in m.parameters():
+                p.add_(torch.randn(p.shape, generator=g) * 0.01)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "enc.onnx")
+            self.assertEqual(train_vision.export_onnx(m, out), len(list(m.parameters())))
+            model = onnx.load(out)
+            onnx.checker.check_model(model)
+            ops = [nd.op_type for nd in model.graph.node]
+            self.assertNotIn("AveragePool", ops)
+            back = PPOCRBackbone.from_onnx(out)
+            fresh = PPOCRBackbone.from_onnx(ONNX)
+            state, scale = train_vision.init_encoder(fresh, out)
+        self.assertEqual((back.pool_groups, fresh.pool_groups, scale), (30, 30, 2))
+        x = torch.from_numpy(golden_input(57, height=96))
+        with torch.no_grad():
+            y = m(x)
+            self.assertTrue(torch.equal(y, back(x)))
+            self.assertTrue(torch.equal(y, fresh(x)))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -60,6 +60,9 @@ def parse(argv=None):
     p.add_argument("--scale", type=int, default=1,
                    help="input scale: strips s·48 high (npm run strips -- --scale s); the stem conv is "
                         "widened so a scale-1 encoder (--init) carries over exactly (PPOCRBackbone.upscale_stem)")
+    p.add_argument("--pool_groups", type=int, default=0,
+                   help="learn the pooling of the last feature map's 3 rows (a grouped conv with this many groups, "
+                        "initialised to the average; PPOCRBackbone.learn_pool); 0 keeps what the encoder has")
     p.add_argument("--vocab", default=os.path.join(HERE, "vocab.json"))
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--batch", type=int, default=12, help="regions per step")
@@ -130,11 +133,12 @@ def init_encoder(backbone, path):
             state = next((dict(e["training"]) for e in entries if e.get("file") == os.path.basename(path)), {})
         for k in ("batch", "lr", "train_strips"):
             state.pop(k, None)
-        scale, weights = exp.input_scale, exp.state_dict()
+        scale, groups, weights = exp.input_scale, exp.pool_groups, exp.state_dict()
     else:
         ck0 = load_ckpt(path)
         state, scale, weights = ck0["state"], ck0["args"].get("scale", 1), ck0["backbone"]
-    backbone.upscale_stem(scale).load_state_dict(weights)
+        groups = ck0["args"].get("pool_groups", 0)
+    backbone.upscale_stem(scale).learn_pool(groups).load_state_dict(weights)
     return state, scale
 
 
@@ -162,8 +166,19 @@ def export_onnx(backbone, path, base=BASE_ONNX):
                     at.ints.extend(attrs[node.output[0]][at.name])
     m.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 48 * backbone.input_scale
     n = 0
+    if backbone.pool_groups:  # learn_pool: the AveragePool becomes a grouped Conv with a new weight
+        conv = next(nd for nd in backbone.graph["nodes"] if nd["op"] == "Conv" and nd["inputs"][1] == backbone.POOL_W)
+        i, old = next((i, nd) for i, nd in enumerate(m.graph.node)
+                      if nd.op_type == "AveragePool" and list(nd.output) == conv["outputs"])
+        new = onnx.helper.make_node("Conv", [old.input[0], backbone.POOL_W], list(old.output), name=old.name or None,
+                                    **conv["attrs"])
+        m.graph.node.remove(old)
+        m.graph.node.insert(i, new)
+        m.graph.initializer.append(numpy_helper.from_array(
+            params[backbone.names[backbone.POOL_W]].detach().cpu().numpy().astype(np.float32), backbone.POOL_W))
+        n += 1
     for init in m.graph.initializer:
-        t = trained(init.name, init)
+        t = trained(init.name, init) if init.name != backbone.POOL_W else None
         if t is not None:
             init.CopyFrom(t)
             n += 1
@@ -247,14 +262,16 @@ def main(argv=None):
     ck = load_ckpt(ckpt) if os.path.exists(ckpt) else None
     if ck is not None:
         a.scale = ck["args"].get("scale", 1)  # a run keeps the input scale it started with
-        backbone.upscale_stem(a.scale).load_state_dict(ck["backbone"])
+        a.pool_groups = ck["args"].get("pool_groups", 0)
+        backbone.upscale_stem(a.scale).learn_pool(a.pool_groups).load_state_dict(ck["backbone"])
         a.decoder = ck["decoder"]
     elif a.init:
         state0, _ = init_encoder(backbone, a.init)
         backbone.upscale_stem(a.scale)  # a scale-1 encoder widened exactly; else the scales must match
+        a.pool_groups = backbone.learn_pool(a.pool_groups).pool_groups  # the run records what it trains
         init_state = dict(state0, run=a.init if a.init.endswith(".onnx") else os.path.dirname(a.init))
     else:
-        backbone.upscale_stem(a.scale)
+        backbone.upscale_stem(a.scale).learn_pool(a.pool_groups)
     if a.export:
         if ck is None:
             raise SystemExit(f"{ckpt}: no checkpoint to export")

@@ -141,6 +141,49 @@ class PPOCRBackbone(nn.Module):
         self.graph = dict(self.graph, nodes=nodes, input_scale=s)
         return self
 
+    POOL_W = "gocr.pool.w"
+
+    @property
+    def pool_groups(self):
+        """0 for the backbone's own average pooling of the last feature map, else the group count of
+        the learned pooling convolution that `learn_pool` put in its place."""
+        n = next((n for n in self.graph["nodes"] if n["op"] == "Conv" and n["inputs"][1:2] == [self.POOL_W]), None)
+        return n["attrs"]["group"] if n else 0
+
+    def learn_pool(self, groups):
+        """Replace the height-collapsing AveragePool ([3, 2] over the last 3-row map, before the
+        neck) by a grouped convolution of the same kernel and stride, initialised to that average
+        (each output channel: 1/6 on its own input channel), so the output is unchanged at step 0.
+        Trained, it can weigh the top, middle and bottom thirds of the strip differently per channel
+        and mix channels within a group: where a symbol sits (superscript, fraction bar, subscript)
+        can then reach the one feature row per column the decoder reads. Idempotent per group
+        count; groups = 0 leaves the module as it is."""
+        if not groups or groups == self.pool_groups:
+            return self
+        if self.pool_groups:
+            raise ValueError(f"learn_pool: the pooling is already learned with {self.pool_groups} groups, asked for {groups}")
+        pools = [n for n in self.graph["nodes"] if n["op"] == "AveragePool"]
+        if len(pools) != 1 or pools[0]["attrs"]["kernel_shape"] != [3, 2]:
+            raise ValueError("learn_pool: expected one [3, 2] AveragePool in the graph")
+        pool = pools[0]
+        if any(pool["attrs"].get("pads", [0, 0, 0, 0])):
+            raise ValueError("learn_pool: a padded AveragePool is not supported")
+        nxt = next(n for n in self.graph["nodes"] if pool["outputs"][0] in n["inputs"])
+        c = self._get({}, nxt["inputs"][1]).shape[1]  # channels the neck's first convolution reads
+        if c % groups:
+            raise ValueError(f"learn_pool: {c} channels do not split into {groups} groups")
+        kh, kw = pool["attrs"]["kernel_shape"]
+        w = torch.zeros(c, c // groups, kh, kw)
+        w[torch.arange(c), torch.arange(c) % (c // groups)] = 1.0 / (kh * kw)
+        self.names[self.POOL_W] = _param_name(self.POOL_W)
+        self.register_parameter(self.names[self.POOL_W], nn.Parameter(w))
+        conv = {"op": "Conv", "inputs": [pool["inputs"][0], self.POOL_W], "outputs": list(pool["outputs"]),
+                "attrs": {"kernel_shape": [kh, kw], "strides": list(pool["attrs"].get("strides", [kh, kw])),
+                          "pads": [0, 0, 0, 0], "group": groups}}
+        nodes = [conv if n is pool else n for n in self.graph["nodes"]]
+        self.graph = dict(self.graph, nodes=nodes)
+        return self
+
     def _get(self, env, name):
         if name in env:
             return env[name]

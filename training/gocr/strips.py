@@ -116,7 +116,7 @@ def load_backbone(path):
         base = st["args"]["backbone"]  # as given to train_vision.py: relative to the repo root there
         if not os.path.isabs(base) and not os.path.exists(base):
             base = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), base)
-        m = PPOCRBackbone.load(base).upscale_stem(st["args"].get("scale", 1))
+        m = PPOCRBackbone.load(base).upscale_stem(st["args"].get("scale", 1)).learn_pool(st["args"].get("pool_groups", 0))
         m.load_state_dict(st["backbone"])
         return m
     return PPOCRBackbone.load(path)
