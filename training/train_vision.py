@@ -83,6 +83,7 @@ def parse(argv=None):
     p.add_argument("--manifest", default="", help="with --export: the recognizer's manifest.json to list it in")
     p.add_argument("--eval", default="", help="with --manifest: evaluate.py output on features of this encoder")
     p.add_argument("--base_eval", default="", help="with --manifest: the same regions read with the base backbone")
+    p.add_argument("--image_eval", default="", help="with --manifest: evaluate.py output on the image path's crops of those regions")
     return p.parse_args(argv)
 
 
@@ -215,9 +216,10 @@ def write_golden(backbone, path, onnx_path, widths=(64, 100, 168)):
         f.write("\n")
 
 
-def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path="", base_eval_path=""):
+def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path="", base_eval_path="", image_eval_path=""):
     """Lists the encoder (sha256, size) in the recognizer's manifest with how it was trained and,
-    when given, its val metrics beside the base backbone's on the same regions."""
+    when given, its val metrics beside the base backbone's on the same regions (`val`: the PDF
+    path's crops; `val_image_path`: the same regions as the app reads them from an image)."""
     with open(manifest) as f:
         man = json.load(f)
     if os.path.dirname(os.path.abspath(onnx_path)) != os.path.dirname(os.path.abspath(manifest)):
@@ -230,8 +232,16 @@ def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path=""
              "recipe": "training/train_vision.py: base backbone fine-tuned through the frozen decoder "
                        "(GravityOCR joint loss, AR + diffusion, lambda 1); BN statistics kept",
              "params": int(n_params), "input_scale": int(args.get("scale", 1)),
+             "pool_groups": int(args.get("pool_groups", 0)),
              "training": dict(ck["state"], batch=args["batch"], lr=args["lr"], train_strips=args["strips"])}
-    for key, path in (("val", eval_path), ("val_base_backbone", base_eval_path)):
+    if image_eval_path:
+        entry["val_paths"] = {
+            "val": "PDF path: formula crops of the val pages rendered at 300 dpi (what the app re-renders from a PDF)",
+            "val_image_path": "image path: the same regions cropped from 150-dpi pages, upsampled 2x"}
+    if entry["pool_groups"]:
+        entry["recipe"] += (f"; the average pooling of the last 3 feature rows replaced by a learned grouped conv "
+                            f"({entry['pool_groups']} groups, initialised to that average; PPOCRBackbone.learn_pool)")
+    for key, path in (("val", eval_path), ("val_base_backbone", base_eval_path), ("val_image_path", image_eval_path)):
         if path:
             with open(path) as f:
                 ev = json.load(f)
@@ -281,7 +291,7 @@ def main(argv=None):
         log(f"exported {n} tensors (step {ck['state']['step']}) -> {a.export}; PyTorch features -> {golden}")
         if a.manifest:
             update_manifest(a.manifest, a.export, golden, ck, sum(p.numel() for p in backbone.parameters()),
-                            a.eval, a.base_eval)
+                            a.eval, a.base_eval, a.image_eval)
             log(f"listed in {a.manifest}")
         return
     tok = Tokenizer.load(a.vocab)
