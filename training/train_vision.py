@@ -63,6 +63,7 @@ def parse(argv=None):
     p.add_argument("--pool_groups", type=int, default=0,
                    help="learn the pooling of the last feature map's 3 rows (a grouped conv with this many groups, "
                         "initialised to the average; PPOCRBackbone.learn_pool); 0 keeps what the encoder has")
+    p.add_argument("--pool_lr_mult", type=float, default=1.0, help="learning-rate multiplier of the learned pooling")
     p.add_argument("--vocab", default=os.path.join(HERE, "vocab.json"))
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--batch", type=int, default=12, help="regions per step")
@@ -305,7 +306,11 @@ def main(argv=None):
     if not train:
         raise SystemExit(f"no {a.task} samples in {a.strips!r}")
     params = [p for p in backbone.parameters()]
-    opt = torch.optim.AdamW(params, lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
+    pool = [p for n, p in backbone.named_parameters() if n == backbone.names.get(backbone.POOL_W)]
+    groups = [{"params": [p for p in params if all(p is not q for q in pool)], "lr_mult": 1.0}]
+    if pool:  # the learned pooling starts at the average and moves ~lr per step: it may get a larger rate
+        groups.append({"params": pool, "lr_mult": a.pool_lr_mult})
+    opt = torch.optim.AdamW(groups, lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     state = {"step": 0, "samples": 0, "train_seconds": 0.0}
     if ck is None and a.init:
         state["init"] = init_state  # the segment(s) this run continues
@@ -342,7 +347,7 @@ def main(argv=None):
             log("max_minutes reached")
             break
         for g in opt.param_groups:
-            g["lr"] = lr_at(state["step"], a)
+            g["lr"] = lr_at(state["step"], a) * g.get("lr_mult", 1.0)
         idx = rng.choice(len(train), size=min(a.batch, len(train)), replace=False)
         loss, lg = batch_loss(decoder, backbone, [train[int(i)] for i in idx], rng, device=a.device)
         opt.zero_grad(set_to_none=True)
