@@ -310,6 +310,8 @@ def main(argv=None):
     groups = [{"params": [p for p in params if all(p is not q for q in pool)], "lr_mult": 1.0}]
     if pool:  # the learned pooling starts at the average and moves ~lr per step: it may get a larger rate
         groups.append({"params": pool, "lr_mult": a.pool_lr_mult})
+    if ck is not None and len(ck["opt"]["param_groups"]) != len(groups):
+        groups = [{"params": params, "lr_mult": 1.0}]  # a run saved with one group keeps one group
     opt = torch.optim.AdamW(groups, lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     state = {"step": 0, "samples": 0, "train_seconds": 0.0}
     if ck is None and a.init:
