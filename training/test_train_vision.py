@@ -36,6 +36,15 @@ def tiny_decoder(V=40):
     return GravityOCR(cfg).eval()
 
 
+def perturbed(m, seed):
+    """m with every trainable tensor moved by N(0, 0.01): a stand-in for a trained encoder."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.01)
+    return m
+
+
 def sample(widths, ids, seed):
     r = np.random.default_rng(seed)
     return {"strips": [r.integers(0, 256, (1, 48, w), dtype=np.uint8) for w in widths], "ids": ids,
@@ -126,11 +135,7 @@ class TrainVisionTest(unittest.TestCase):
     def test_init_from_exported_encoder(self):
         """--init with an exported .onnx continues that encoder: same tensors, same input scale."""
         from gocr.ppocr import PPOCRBackbone, golden_input
-        m = PPOCRBackbone.from_onnx(ONNX).upscale_stem(2)
-        g = torch.Generator().manual_seed(0)
-        with torch.no_grad():
-            for p in m.parameters():
-                p.add_(torch.randn(p.shape, generator=g) * 0.01)
+        m = perturbed(PPOCRBackbone.from_onnx(ONNX).upscale_stem(2), 0)
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "enc.onnx")
             train_vision.export_onnx(m, out)
@@ -144,7 +149,6 @@ class TrainVisionTest(unittest.TestCase):
         x = torch.from_numpy(golden_input(40, height=96))
         self.assertTrue(torch.equal(m(x), fresh(x)))
 
-
     @unittest.skipUnless(os.path.exists(ONNX), "backbone ONNX not present")
     def test_export_and_init_of_learned_pool(self):
         """An encoder with learn_pool exports a valid ONNX (a grouped Conv in place of the
@@ -152,11 +156,7 @@ class TrainVisionTest(unittest.TestCase):
         features, and --init from it restores the learned pooling."""
         import onnx
         from gocr.ppocr import PPOCRBackbone, golden_input
-        m = PPOCRBackbone.from_onnx(ONNX).upscale_stem(2).learn_pool(30)
-        g = torch.Generator().manual_seed(1)
-        with torch.no_grad():
-            for p in m.parameters():
-                p.add_(torch.randn(p.shape, generator=g) * 0.01)
+        m = perturbed(PPOCRBackbone.from_onnx(ONNX).upscale_stem(2).learn_pool(30), 1)
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "enc.onnx")
             self.assertEqual(train_vision.export_onnx(m, out), len(list(m.parameters())))

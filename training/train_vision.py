@@ -168,19 +168,8 @@ def export_onnx(backbone, path, base=BASE_ONNX):
                     at.ints.extend(attrs[node.output[0]][at.name])
     m.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 48 * backbone.input_scale
     n = 0
-    if backbone.pool_groups:  # learn_pool: the AveragePool becomes a grouped Conv with a new weight
-        conv = next(nd for nd in backbone.graph["nodes"] if nd["op"] == "Conv" and nd["inputs"][1] == backbone.POOL_W)
-        i, old = next((i, nd) for i, nd in enumerate(m.graph.node)
-                      if nd.op_type == "AveragePool" and list(nd.output) == conv["outputs"])
-        new = onnx.helper.make_node("Conv", [old.input[0], backbone.POOL_W], list(old.output), name=old.name or None,
-                                    **conv["attrs"])
-        m.graph.node.remove(old)
-        m.graph.node.insert(i, new)
-        m.graph.initializer.append(numpy_helper.from_array(
-            params[backbone.names[backbone.POOL_W]].detach().cpu().numpy().astype(np.float32), backbone.POOL_W))
-        n += 1
     for init in m.graph.initializer:
-        t = trained(init.name, init) if init.name != backbone.POOL_W else None
+        t = trained(init.name, init)
         if t is not None:
             init.CopyFrom(t)
             n += 1
@@ -192,6 +181,16 @@ def export_onnx(backbone, path, base=BASE_ONNX):
                     if t is not None:
                         at.t.CopyFrom(t)
                         n += 1
+    if backbone.pool_groups:  # learn_pool: the AveragePool becomes a grouped Conv with a new weight
+        conv = next(nd for nd in backbone.graph["nodes"] if nd["op"] == "Conv" and nd["inputs"][1] == backbone.POOL_W)
+        i, old = next((i, nd) for i, nd in enumerate(m.graph.node)
+                      if nd.op_type == "AveragePool" and list(nd.output) == conv["outputs"])
+        m.graph.node.remove(old)
+        m.graph.node.insert(i, onnx.helper.make_node("Conv", [old.input[0], backbone.POOL_W], list(old.output),
+                                                     name=old.name or None, **conv["attrs"]))
+        m.graph.initializer.append(numpy_helper.from_array(
+            params[backbone.names[backbone.POOL_W]].detach().cpu().numpy().astype(np.float32), backbone.POOL_W))
+        n += 1
     if n != len(params):
         raise ValueError(f"{n} of {len(params)} trained tensors found in the ONNX graph")
     m.doc_string = "PP-OCRv4 rec backbone fine-tuned for one task by training/train_vision.py"
@@ -306,12 +305,13 @@ def main(argv=None):
     if not train:
         raise SystemExit(f"no {a.task} samples in {a.strips!r}")
     params = [p for p in backbone.parameters()]
-    pool = [p for n, p in backbone.named_parameters() if n == backbone.names.get(backbone.POOL_W)]
-    groups = [{"params": [p for p in params if all(p is not q for q in pool)], "lr_mult": 1.0}]
-    if pool:  # the learned pooling starts at the average and moves ~lr per step: it may get a larger rate
-        groups.append({"params": pool, "lr_mult": a.pool_lr_mult})
-    if ck is not None and len(ck["opt"]["param_groups"]) != len(groups):
-        groups = [{"params": params, "lr_mult": 1.0}]  # a run saved with one group keeps one group
+    pool_key = backbone.names.get(backbone.POOL_W)
+    groups = [{"params": params, "lr_mult": 1.0}]
+    # the learned pooling starts at the average and moves ~lr per step: it may get a larger rate
+    # (in a group of its own, unless this run was saved with one group)
+    if pool_key and not (ck is not None and len(ck["opt"]["param_groups"]) == 1):
+        groups = [{"params": [p for k, p in backbone.named_parameters() if k != pool_key], "lr_mult": 1.0},
+                  {"params": [getattr(backbone, pool_key)], "lr_mult": a.pool_lr_mult}]
     opt = torch.optim.AdamW(groups, lr=a.lr, betas=(0.9, 0.98), weight_decay=a.wd)
     state = {"step": 0, "samples": 0, "train_seconds": 0.0}
     if ck is None and a.init:
