@@ -73,9 +73,11 @@ def read_units(fn, model, feats, units, task_id, tok, **kw):
 
 
 def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, threshold=0.9,
-             exact=True, log=print, seed=0, dump=None, text_unit="line"):
+             exact=True, log=print, seed=0, dump=None, text_unit="line", tasks=None, shard=(0, 1)):
     """dump: a writable file that gets one JSON line per region (ids of every decoder, forwards,
-    max_new) so the TypeScript runtimes can be replayed on the same inputs (tools/parity)."""
+    max_new) so the TypeScript runtimes can be replayed on the same inputs (tools/parity).
+    tasks: only these tasks; shard (k, n): every n-th selected region of each task from the k-th, so
+    n processes read disjoint parts of the same selection and `merge` pools their outputs exactly."""
     model.eval()
     B = block_size or model.cfg.block_size
     by_task = {}
@@ -84,6 +86,7 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
         t = ds.items[int(i)]["task"]
         if len(by_task.setdefault(t, [])) < n_per_task:
             by_task[t].append(int(i))
+    by_task = {t: idx[shard[0]::shard[1]] for t, idx in by_task.items() if tasks is None or t in tasks}
     out = {"block_size": B, "threshold": threshold, "exact": exact, "text_unit": text_unit, "tasks": {}}
     t0 = time.time()
     tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
@@ -124,7 +127,9 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
             "self_spec": {"tpf": st["sp_tok"] / max(1, st["sp_fwd"]),
                           "mean_accepted": st["acc"] / max(1, st["rounds"]),
                           "equal_to_ar": eq / max(1, len(idx))},
-            "diffusion": dict(_mean_q(qd), tpf=st["df_tok"] / max(1, st["df_fwd"]))}
+            "diffusion": dict(_mean_q(qd), tpf=st["df_tok"] / max(1, st["df_fwd"])),
+            "sums": dict(st, eq=eq, ar={k: sum(q[k] for q in qa) for k in (qa[0] if qa else {})},
+                         diffusion={k: sum(q[k] for q in qd) for k in (qd[0] if qd else {})})}
         for k in st:
             tot[k] += st[k]
         tot["eq"] += eq
@@ -134,6 +139,41 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
                       "equal_to_ar": tot["eq"] / max(1, tot["n"]),
                       "diffusion_tpf": tot["df_tok"] / max(1, tot["df_fwd"])}
     out["seconds"] = time.time() - t0
+    return out
+
+
+def merge(parts):
+    """One result from evaluate() outputs over disjoint regions (shards, or tasks run apart): each
+    mean and ratio recomputed from the pooled sums, exactly as one process would have reported it."""
+    out = {k: parts[0][k] for k in ("block_size", "threshold", "exact", "text_unit")}
+    out["tasks"] = {}
+    tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
+    for p in parts:
+        if any(p[k] != out[k] for k in ("block_size", "threshold", "exact", "text_unit")):
+            raise ValueError("merge: the parts were run with different settings")
+    for task in sorted({t for p in parts for t in p["tasks"]}):
+        rs = [p["tasks"][task] for p in parts if task in p["tasks"]]
+        if any("sums" not in r for r in rs):
+            raise ValueError(f"merge: a part of {task} has no sums (made before evaluate.py kept them)")
+        n = sum(r["n"] for r in rs)
+        st = {k: sum(r["sums"][k] for r in rs) for k in ("sp_tok", "sp_fwd", "rounds", "acc", "df_tok", "df_fwd", "eq")}
+        q = {path: {k: sum(r["sums"][path][k] for r in rs) / max(1, n) for k in rs[0]["sums"][path]}
+             for path in ("ar", "diffusion")}
+        out["tasks"][task] = {
+            "n": n, "ar": q["ar"],
+            "self_spec": {"tpf": st["sp_tok"] / max(1, st["sp_fwd"]), "mean_accepted": st["acc"] / max(1, st["rounds"]),
+                          "equal_to_ar": st["eq"] / max(1, n)},
+            "diffusion": dict(q["diffusion"], tpf=st["df_tok"] / max(1, st["df_fwd"])),
+            "sums": {k: sum(r["sums"][k] for r in rs) if k not in ("ar", "diffusion") else
+                     {m: sum(r["sums"][k][m] for r in rs) for m in rs[0]["sums"][k]} for k in rs[0]["sums"]}}
+        for k in tot:
+            tot[k] += n if k == "n" else st[k]
+    out["overall"] = {"n": tot["n"], "self_spec_tpf": tot["sp_tok"] / max(1, tot["sp_fwd"]),
+                      "mean_accepted": tot["acc"] / max(1, tot["rounds"]),
+                      "equal_to_ar": tot["eq"] / max(1, tot["n"]),
+                      "diffusion_tpf": tot["df_tok"] / max(1, tot["df_fwd"])}
+    out["seconds"] = sum(p.get("seconds", 0) for p in parts)
+    out["source"] = sorted({p.get("source", "") for p in parts})
     return out
 
 
@@ -153,7 +193,23 @@ def main(argv=None):
     p.add_argument("--text_unit", default="line", choices=["line", "region"],
                    help="read text regions one strip (line) at a time, as the engine does, or whole")
     p.add_argument("--dump", default="", help="per-region JSON lines (ids, forwards) for tools/parity")
+    p.add_argument("--tasks", default="", help="comma-separated: only these tasks")
+    p.add_argument("--shard", default="0/1", help="k/n: every n-th selected region per task from the k-th")
+    p.add_argument("--merge", nargs="+", default=[], help="pool these evaluate.py outputs into --out; runs nothing")
     a = p.parse_args(argv)
+    if a.merge:
+        parts = []
+        for f in a.merge:
+            with open(f) as fh:
+                parts.append(json.load(fh))
+        res = merge(parts)
+        with open(a.out, "w") as f:
+            json.dump(res, f, indent=1)
+        print(json.dumps(res, indent=1))
+        return
+    k, n = (int(v) for v in a.shard.split("/"))
+    if not 0 <= k < n:
+        p.error(f"--shard {a.shard}: want k/n with 0 <= k < n")
     torch.set_num_threads(a.threads)
     if a.model:
         model, _ = load_exported(a.model)
@@ -165,7 +221,7 @@ def main(argv=None):
     ds = PackedFeatures(os.path.join(a.data, a.split), tok, model.cfg)
     dump = open(a.dump, "w") if a.dump else None
     res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast, dump=dump,
-                   text_unit=a.text_unit)
+                   text_unit=a.text_unit, tasks=set(a.tasks.split(",")) if a.tasks else None, shard=(k, n))
     if dump:
         dump.close()
     res["source"] = a.model or a.ckpt

@@ -106,6 +106,17 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
         p = os.path.join(out_dir, name)
         if os.path.exists(p):
             files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
+    # task encoders (train_vision.py --export) are separate artifacts in the same folder: their
+    # manifest entries and files stay listed across decoder exports
+    prev = {}
+    if os.path.exists(os.path.join(out_dir, "manifest.json")):
+        with open(os.path.join(out_dir, "manifest.json")) as f:
+            prev = json.load(f)
+    for entry in (prev.get("vision_tasks") or {}).values():
+        for name in (entry.get("file"), entry.get("golden")):
+            p = os.path.join(out_dir, name) if name else None
+            if p and os.path.exists(p):
+                files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
     st = train_state or {}
     manifest = {
         "id": model_id or os.path.basename(os.path.abspath(out_dir)),
@@ -116,6 +127,8 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
         "golden_cases": len(cases),
         "val": eval_res,
     }
+    if prev.get("vision_tasks"):
+        manifest["vision_tasks"] = prev["vision_tasks"]
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest

@@ -62,6 +62,40 @@ class DataTest(unittest.TestCase):
             self.assertEqual(len(ds2.items), len(ds.items) - len(multi))
             self.assertEqual(len(ds2.lengths), len(ds2.items))
 
+    def test_pack_concatenates_splits(self):
+        """gocr.pack: samples of every input in order, each reading the same rows as before; a
+        sample whose rows are not all in its file yet (a split still being written) is left out."""
+        from gocr import pack
+        tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
+        cfg = GOCRConfig(vocab_size=tok.vocab_size, block_size=4)
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a"), os.path.join(d, "b")
+            fake_data.make_split(a, 5, seed=1)
+            fake_data.make_split(b, 4, seed=2)
+            with open(os.path.join(b, "features.f16"), "r+b") as f:  # b's last sample loses a row
+                f.truncate(os.path.getsize(os.path.join(b, "features.f16")) - 240)
+            with open(os.path.join(b, "index.jsonl"), "a") as f:
+                f.write('{"id": "half-writ')
+            meta = pack.pack(os.path.join(d, "ab"), [a, b])
+            dsa, dsb = data.PackedFeatures(a, tok, cfg), data.PackedFeatures(b, tok, cfg)
+            ab = data.PackedFeatures(os.path.join(d, "ab"), tok, cfg)
+            self.assertEqual(len(dsb), 3)
+            self.assertEqual(meta["samples"], 8)
+            self.assertEqual([it["id"] for it in ab.items], [it["id"] for it in dsa.items + dsb.items])
+            for i, (src, j) in enumerate([(dsa, j) for j in range(5)] + [(dsb, j) for j in range(3)]):
+                np.testing.assert_array_equal(ab.get(i)["feats"], src.get(j)["feats"])
+                self.assertEqual(ab.get(i)["target"], src.get(j)["target"])
+            # a task filter per input
+            with open(os.path.join(a, "index.jsonl")) as f:
+                lines = [json.loads(x) for x in f]
+            lines[1]["task"] = "formula"
+            with open(os.path.join(a, "index.jsonl"), "w") as f:
+                f.writelines(json.dumps(x) + "\n" for x in lines)
+            pack.pack(os.path.join(d, "f"), [a + ":formula", b + ":table"])
+            f_ds = data.PackedFeatures(os.path.join(d, "f"), tok, cfg)
+            self.assertEqual([it["id"] for it in f_ds.items], [dsa.items[1]["id"]])
+            np.testing.assert_array_equal(f_ds.get(0)["feats"], dsa.get(1)["feats"])
+
 
 if __name__ == "__main__":
     unittest.main()

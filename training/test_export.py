@@ -113,6 +113,20 @@ class ExportTest(unittest.TestCase):
                           torch.ones(B + 1, B + 1, dtype=torch.bool).tril())
             np.testing.assert_allclose(vl.numpy(), np.array(c["verify"]["logits"]), atol=1e-5, rtol=1e-5)
             self.assertEqual(c["greedy_ids"], c["self_spec_ids"])
+            # a task encoder exported into the folder earlier stays listed (entry + files) when
+            # the decoder is exported again
+            with open(os.path.join(out, "vision-formula.onnx"), "wb") as f:
+                f.write(b"encoder bytes")
+            with open(os.path.join(out, "manifest.json")) as f:
+                prev = json.load(f)
+            prev["vision_tasks"] = {"formula": {"file": "vision-formula.onnx", "golden": "missing.json"}}
+            with open(os.path.join(out, "manifest.json"), "w") as f:
+                json.dump(prev, f)
+            man2 = export.export(model, out, os.path.join(HERE, "vocab.json"), export.pick_golden_samples(ds),
+                                 train_state={"step": 6}, model_id="m1", onnx_decoder=False)
+            self.assertEqual(man2["vision_tasks"], prev["vision_tasks"])
+            self.assertEqual(man2["files"]["vision-formula.onnx"]["sha256"], hashlib.sha256(b"encoder bytes").hexdigest())
+            self.assertNotIn("missing.json", man2["files"])
 
     def test_onnx_step_matches_model(self):
         """The graph exported as decoder.onnx (DecoderStep) is the model: a KV-cached window after

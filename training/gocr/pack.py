@@ -1,0 +1,65 @@
+"""Concatenate packed-feature splits (docs/ARCHITECTURE.md, "packed features") into one split.
+
+  PYTHONPATH=training python3 -m gocr.pack --out data/features_joint/train DIR1 DIR2:text,table ...
+
+Each input is a folder with features.f16 + index.jsonl (from `npm run features` or
+`python3 -m gocr.strips`). Rows are copied in order and every sample's offset is moved by the rows
+before it. `DIR:task,task` keeps only those tasks of that input. An input still being written (a partial last row or index line, or an index line whose
+rows are not in the file yet) contributes only its complete samples.
+"""
+import argparse
+import json
+import os
+
+ROW_BYTES = 120 * 2  # vision_dim float16
+
+
+def parse_input(spec):
+    """"DIR" or "DIR:task,task" -> (DIR, set of tasks or None)."""
+    d, _, tasks = spec.partition(":")
+    return d, (set(tasks.split(",")) if tasks else None)
+
+
+def pack(out_dir, in_dirs, row_bytes=ROW_BYTES):
+    """in_dirs: folders, each optionally "folder:task,task" (only those tasks)."""
+    os.makedirs(out_dir, exist_ok=True)
+    rows = n = 0
+    with open(os.path.join(out_dir, "features.f16"), "wb") as ff, \
+            open(os.path.join(out_dir, "index.jsonl"), "w", encoding="utf-8") as fi:
+        for spec in in_dirs:
+            d, tasks = parse_input(spec)
+            with open(os.path.join(d, "features.f16"), "rb") as f:
+                data = f.read()
+            have = len(data) // row_bytes
+            ff.write(data[:have * row_bytes])
+            with open(os.path.join(d, "index.jsonl"), encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        r = json.loads(line)
+                    except ValueError:
+                        continue
+                    if r["offset"] + sum(r["strips"]) > have or (tasks and r["task"] not in tasks):
+                        continue
+                    r["offset"] += rows
+                    fi.write(json.dumps(r) + "\n")
+                    n += 1
+            rows += have
+    meta = {"vision_dim": row_bytes // 2, "dtype": "float16-le", "rows": rows, "samples": n, "packed_from": list(in_dirs)}
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+    return meta
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("inputs", nargs="+")
+    a = ap.parse_args(argv)
+    if os.path.abspath(a.out) in {os.path.abspath(parse_input(d)[0]) for d in a.inputs}:
+        ap.error("--out must not be one of the inputs")
+    m = pack(a.out, a.inputs)
+    print(f"{m['samples']} samples, {m['rows']} rows -> {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""evaluate.py: shards of one selection, pooled by `merge`, give exactly the single-process result."""
+import json
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+import evaluate
+from gocr.data import PackedFeatures
+from gocr.model import GOCRConfig, GravityOCR
+from gocr.tokenizer import Tokenizer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGETS = {"text": ["ab cd", "Hello", "x y z", "q"], "table": ["<table><tr><td>1</td></tr></table>"] * 3,
+           "formula": ["x^2", "\\frac{a}{b}", "y=1"]}
+
+
+def split_dir(root, tok):
+    """A val split of random features: per task a few regions (text ones with two strips)."""
+    r = np.random.default_rng(3)
+    d = os.path.join(root, "val")
+    os.makedirs(d)
+    rows = 0
+    with open(os.path.join(d, "features.f16"), "wb") as ff, open(os.path.join(d, "index.jsonl"), "w") as fi:
+        for task, targets in TARGETS.items():
+            for j, t in enumerate(targets):
+                strips = [4, 3] if task == "text" else [5]
+                ff.write(r.standard_normal((sum(strips), 120)).astype("<f2").tobytes())
+                fi.write(json.dumps({"id": f"{task}{j}", "task": task, "target": t, "offset": rows,
+                                     "strips": strips}) + "\n")
+                rows += sum(strips)
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump({"vision_dim": 120, "rows": rows}, f)
+    return d
+
+
+class EvaluateShardTest(unittest.TestCase):
+    def test_merged_shards_equal_one_run(self):
+        tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
+        torch.manual_seed(0)
+        cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=64,
+                         block_size=4, max_positions=256, task_ids=dict(tok.task_ids))
+        model = GravityOCR(cfg).eval()
+        with tempfile.TemporaryDirectory() as root:
+            ds = PackedFeatures(split_dir(root, tok), tok, cfg)
+            kw = dict(n_per_task=3, max_new=6, log=lambda *_: None)
+            whole = evaluate.evaluate(model, ds, tok, **kw)
+            parts = [evaluate.evaluate(model, ds, tok, shard=(k, 2), **kw) for k in range(2)]
+            only = evaluate.evaluate(model, ds, tok, tasks={"table"}, **kw)
+        self.assertEqual([p["tasks"]["text"]["n"] for p in parts], [2, 1])
+        self.assertEqual(set(only["tasks"]), {"table"})
+        merged = evaluate.merge(parts)
+        self.assertEqual(set(merged["tasks"]), {"text", "table", "formula"})
+        for task, r in whole["tasks"].items():
+            m = merged["tasks"][task]
+            self.assertEqual(m["n"], r["n"])
+            self.assertEqual(m["sums"]["sp_tok"], r["sums"]["sp_tok"])
+            for path in ("ar", "diffusion"):
+                for k, v in r[path].items():
+                    self.assertAlmostEqual(m[path][k], v, places=12)
+            for k, v in r["self_spec"].items():
+                self.assertAlmostEqual(m["self_spec"][k], v, places=12)
+        for k, v in whole["overall"].items():
+            self.assertAlmostEqual(merged["overall"][k], v, places=12)
+        with self.assertRaises(ValueError):
+            evaluate.merge([parts[0], dict(parts[1], block_size=8)])
+
+
+if __name__ == "__main__":
+    unittest.main()
