@@ -1,4 +1,5 @@
 """evaluate.py: shards of one selection, pooled by `merge`, give exactly the single-process result."""
+import importlib.util
 import json
 import os
 import tempfile
@@ -7,12 +8,15 @@ import unittest
 import numpy as np
 import torch
 
-import evaluate
 from gocr.data import PackedFeatures
 from gocr.model import GOCRConfig, GravityOCR
 from gocr.tokenizer import Tokenizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# by path: training/layout/ (on sys.path in a full test run) has its own evaluate.py
+_spec = importlib.util.spec_from_file_location("gocr_evaluate_cli", os.path.join(HERE, "evaluate.py"))
+evaluate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(evaluate)
 TARGETS = {"text": ["ab cd", "Hello", "x y z", "q"], "table": ["<table><tr><td>1</td></tr></table>"] * 3,
            "formula": ["x^2", "\\frac{a}{b}", "y=1"]}
 
