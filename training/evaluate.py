@@ -87,7 +87,8 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
         if len(by_task.setdefault(t, [])) < n_per_task:
             by_task[t].append(int(i))
     by_task = {t: idx[shard[0]::shard[1]] for t, idx in by_task.items() if tasks is None or t in tasks}
-    out = {"block_size": B, "threshold": threshold, "exact": exact, "text_unit": text_unit, "tasks": {}}
+    out = {"block_size": B, "threshold": threshold, "exact": exact, "text_unit": text_unit, "tasks": {},
+           "shard": f"{shard[0]}/{shard[1]}"}
     t0 = time.time()
     tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
     for task, idx in sorted(by_task.items()):
@@ -151,6 +152,13 @@ def merge(parts):
     for p in parts:
         if any(p[k] != out[k] for k in ("block_size", "threshold", "exact", "text_unit")):
             raise ValueError("merge: the parts were run with different settings")
+    seen = set()
+    for p in parts:  # the same task from the same shard twice would count its regions twice
+        for t in p["tasks"] if "shard" in p else ():  # (outputs made before shards were recorded: unchecked)
+            key = (t, p["shard"])
+            if key in seen or (t, "0/1") in seen or (key[1] == "0/1" and any(x[0] == t for x in seen)):
+                raise ValueError(f"merge: {t} appears twice for the same regions (shard {key[1]})")
+            seen.add(key)
     for task in sorted({t for p in parts for t in p["tasks"]}):
         rs = [p["tasks"][task] for p in parts if task in p["tasks"]]
         if any("sums" not in r for r in rs):
@@ -207,7 +215,10 @@ def main(argv=None):
             json.dump(res, f, indent=1)
         print(json.dumps(res, indent=1))
         return
-    k, n = (int(v) for v in a.shard.split("/"))
+    try:
+        k, n = (int(v) for v in a.shard.split("/"))
+    except ValueError:
+        p.error(f"--shard {a.shard}: want k/n, e.g. 0/2")
     if not 0 <= k < n:
         p.error(f"--shard {a.shard}: want k/n with 0 <= k < n")
     torch.set_num_threads(a.threads)

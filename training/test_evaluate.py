@@ -70,6 +70,10 @@ class EvaluateShardTest(unittest.TestCase):
             self.assertAlmostEqual(merged["overall"][k], v, places=12)
         with self.assertRaises(ValueError):
             evaluate.merge([parts[0], dict(parts[1], block_size=8)])
+        with self.assertRaises(ValueError):  # the same regions twice
+            evaluate.merge([parts[0], parts[0]])
+        with self.assertRaises(ValueError):
+            evaluate.merge([whole, only])
 
 
 if __name__ == "__main__":
