@@ -45,6 +45,10 @@ def _mean_q(qs):
     return {k: float(np.mean([q[k] for q in qs])) for k in qs[0]} if qs else {}
 
 
+def _sum_q(qs):
+    return {k: float(sum(q[k] for q in qs)) for k in qs[0]} if qs else {}
+
+
 def unit_slices(strips):
     """(row offset, rows) of each strip: a text region is read one line (strip) at a time."""
     out, off = [], 0
@@ -72,6 +76,29 @@ def read_units(fn, model, feats, units, task_id, tok, **kw):
     return res
 
 
+COUNTS = ("sp_tok", "sp_fwd", "rounds", "acc", "df_tok", "df_fwd", "eq")
+SETTINGS = ("block_size", "threshold", "exact", "text_unit")
+
+
+def task_result(n, sums):
+    """A task's entry from its raw sums (COUNTS, plus per-path quality sums "ar"/"diffusion")."""
+    return {"n": n, "ar": {k: v / max(1, n) for k, v in sums["ar"].items()},
+            "self_spec": {"tpf": sums["sp_tok"] / max(1, sums["sp_fwd"]),
+                          "mean_accepted": sums["acc"] / max(1, sums["rounds"]),
+                          "equal_to_ar": sums["eq"] / max(1, n)},
+            "diffusion": dict({k: v / max(1, n) for k, v in sums["diffusion"].items()},
+                              tpf=sums["df_tok"] / max(1, sums["df_fwd"])),
+            "sums": sums}
+
+
+def overall(tasks):
+    """Pooled over the task entries: TPF and accepted per round over all rounds, equality over all regions."""
+    t = {k: sum(r["sums"][k] for r in tasks.values()) for k in COUNTS}
+    n = sum(r["n"] for r in tasks.values())
+    return {"n": n, "self_spec_tpf": t["sp_tok"] / max(1, t["sp_fwd"]), "mean_accepted": t["acc"] / max(1, t["rounds"]),
+            "equal_to_ar": t["eq"] / max(1, n), "diffusion_tpf": t["df_tok"] / max(1, t["df_fwd"])}
+
+
 def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, threshold=0.9,
              exact=True, log=print, seed=0, dump=None, text_unit="line", tasks=None, shard=(0, 1)):
     """dump: a writable file that gets one JSON line per region (ids of every decoder, forwards,
@@ -90,10 +117,9 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
     out = {"block_size": B, "threshold": threshold, "exact": exact, "text_unit": text_unit, "tasks": {},
            "shard": f"{shard[0]}/{shard[1]}"}
     t0 = time.time()
-    tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
     for task, idx in sorted(by_task.items()):
-        qa, qd, eq = [], [], 0
-        st = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "df_tok": 0, "df_fwd": 0}
+        qa, qd = [], []
+        st = dict.fromkeys(COUNTS, 0)
         for k, i in enumerate(idx):
             s = ds.get(i)
             mx = max_new or min(model.cfg.max_positions - s["P"] - 2 * B - 4, len(s["ids"]) * 2 + 32)
@@ -110,7 +136,7 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
                 df = decode.diffusion(model, f, s["strips"], s["task_id"], mx, B, threshold)
             qa.append(quality(task, ar.get("text", tok.decode(ar["ids"])), s["target"]))
             qd.append(quality(task, df.get("text", tok.decode(df["ids"])), s["target"]))
-            eq += ar["ids"] == sp["ids"]
+            st["eq"] += ar["ids"] == sp["ids"]
             st["sp_tok"] += len(sp["ids"]); st["sp_fwd"] += sp["forwards"]
             st["rounds"] += len(sp["rounds"]); st["acc"] += sum(r["accepted"] for r in sp["rounds"])
             st["df_tok"] += len(df["ids"]); st["df_fwd"] += df["forwards"]
@@ -123,22 +149,8 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
             if (k + 1) % 20 == 0:
                 log(f"{task} {k + 1}/{len(idx)} ar {_mean_q(qa)} tpf {st['sp_tok'] / st['sp_fwd']:.2f} "
                     f"({time.time() - t0:.0f}s)")
-        out["tasks"][task] = {
-            "n": len(idx), "ar": _mean_q(qa),
-            "self_spec": {"tpf": st["sp_tok"] / max(1, st["sp_fwd"]),
-                          "mean_accepted": st["acc"] / max(1, st["rounds"]),
-                          "equal_to_ar": eq / max(1, len(idx))},
-            "diffusion": dict(_mean_q(qd), tpf=st["df_tok"] / max(1, st["df_fwd"])),
-            "sums": dict(st, eq=eq, ar={k: sum(q[k] for q in qa) for k in (qa[0] if qa else {})},
-                         diffusion={k: sum(q[k] for q in qd) for k in (qd[0] if qd else {})})}
-        for k in st:
-            tot[k] += st[k]
-        tot["eq"] += eq
-        tot["n"] += len(idx)
-    out["overall"] = {"n": tot["n"], "self_spec_tpf": tot["sp_tok"] / max(1, tot["sp_fwd"]),
-                      "mean_accepted": tot["acc"] / max(1, tot["rounds"]),
-                      "equal_to_ar": tot["eq"] / max(1, tot["n"]),
-                      "diffusion_tpf": tot["df_tok"] / max(1, tot["df_fwd"])}
+        out["tasks"][task] = task_result(len(idx), dict(st, ar=_sum_q(qa), diffusion=_sum_q(qd)))
+    out["overall"] = overall(out["tasks"])
     out["seconds"] = time.time() - t0
     return out
 
@@ -146,40 +158,26 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
 def merge(parts):
     """One result from evaluate() outputs over disjoint regions (shards, or tasks run apart): each
     mean and ratio recomputed from the pooled sums, exactly as one process would have reported it."""
-    out = {k: parts[0][k] for k in ("block_size", "threshold", "exact", "text_unit")}
-    out["tasks"] = {}
-    tot = {"sp_tok": 0, "sp_fwd": 0, "rounds": 0, "acc": 0, "eq": 0, "n": 0, "df_tok": 0, "df_fwd": 0}
+    out = {k: parts[0][k] for k in SETTINGS}
+    if any(p[k] != out[k] for p in parts for k in SETTINGS):
+        raise ValueError("merge: the parts were run with different settings")
+    shards = {}  # task -> shards seen: the same regions twice would be counted twice
     for p in parts:
-        if any(p[k] != out[k] for k in ("block_size", "threshold", "exact", "text_unit")):
-            raise ValueError("merge: the parts were run with different settings")
-    seen = set()
-    for p in parts:  # the same task from the same shard twice would count its regions twice
         for t in p["tasks"] if "shard" in p else ():  # (outputs made before shards were recorded: unchecked)
-            key = (t, p["shard"])
-            if key in seen or (t, "0/1") in seen or (key[1] == "0/1" and any(x[0] == t for x in seen)):
-                raise ValueError(f"merge: {t} appears twice for the same regions (shard {key[1]})")
-            seen.add(key)
+            seen = shards.setdefault(t, set())
+            if p["shard"] in seen or "0/1" in seen or (p["shard"] == "0/1" and seen):
+                raise ValueError(f"merge: {t} appears twice for the same regions (shard {p['shard']})")
+            seen.add(p["shard"])
+    out["tasks"] = {}
     for task in sorted({t for p in parts for t in p["tasks"]}):
         rs = [p["tasks"][task] for p in parts if task in p["tasks"]]
         if any("sums" not in r for r in rs):
             raise ValueError(f"merge: a part of {task} has no sums (made before evaluate.py kept them)")
-        n = sum(r["n"] for r in rs)
-        st = {k: sum(r["sums"][k] for r in rs) for k in ("sp_tok", "sp_fwd", "rounds", "acc", "df_tok", "df_fwd", "eq")}
-        q = {path: {k: sum(r["sums"][path][k] for r in rs) / max(1, n) for k in rs[0]["sums"][path]}
-             for path in ("ar", "diffusion")}
-        out["tasks"][task] = {
-            "n": n, "ar": q["ar"],
-            "self_spec": {"tpf": st["sp_tok"] / max(1, st["sp_fwd"]), "mean_accepted": st["acc"] / max(1, st["rounds"]),
-                          "equal_to_ar": st["eq"] / max(1, n)},
-            "diffusion": dict(q["diffusion"], tpf=st["df_tok"] / max(1, st["df_fwd"])),
-            "sums": {k: sum(r["sums"][k] for r in rs) if k not in ("ar", "diffusion") else
-                     {m: sum(r["sums"][k][m] for r in rs) for m in rs[0]["sums"][k]} for k in rs[0]["sums"]}}
-        for k in tot:
-            tot[k] += n if k == "n" else st[k]
-    out["overall"] = {"n": tot["n"], "self_spec_tpf": tot["sp_tok"] / max(1, tot["sp_fwd"]),
-                      "mean_accepted": tot["acc"] / max(1, tot["rounds"]),
-                      "equal_to_ar": tot["eq"] / max(1, tot["n"]),
-                      "diffusion_tpf": tot["df_tok"] / max(1, tot["df_fwd"])}
+        sums = {k: sum(r["sums"][k] for r in rs) for k in COUNTS}
+        for path in ("ar", "diffusion"):
+            sums[path] = {m: sum(r["sums"][path][m] for r in rs) for m in rs[0]["sums"][path]}
+        out["tasks"][task] = task_result(sum(r["n"] for r in rs), sums)
+    out["overall"] = overall(out["tasks"])
     out["seconds"] = sum(p.get("seconds", 0) for p in parts)
     out["source"] = sorted({p.get("source", "") for p in parts})
     return out

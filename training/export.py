@@ -101,22 +101,19 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
     if onnx_decoder:
         from export_onnx import export_decoder_onnx
         export_decoder_onnx(out_dir)
-    files = {}
-    for name in ("model.safetensors", "config.json", "vocab.json", "golden.json", "vision.onnx", "decoder.onnx"):
-        p = os.path.join(out_dir, name)
-        if os.path.exists(p):
-            files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
     # task encoders (train_vision.py --export) are separate artifacts in the same folder: their
     # manifest entries and files stay listed across decoder exports
     prev = {}
     if os.path.exists(os.path.join(out_dir, "manifest.json")):
         with open(os.path.join(out_dir, "manifest.json")) as f:
             prev = json.load(f)
-    for entry in (prev.get("vision_tasks") or {}).values():
-        for name in (entry.get("file"), entry.get("golden")):
-            p = os.path.join(out_dir, name) if name else None
-            if p and os.path.exists(p):
-                files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
+    names = ["model.safetensors", "config.json", "vocab.json", "golden.json", "vision.onnx", "decoder.onnx"]
+    names += [e[k] for e in (prev.get("vision_tasks") or {}).values() for k in ("file", "golden") if e.get(k)]
+    files = {}
+    for name in names:
+        p = os.path.join(out_dir, name)
+        if os.path.exists(p):
+            files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
     st = train_state or {}
     manifest = {
         "id": model_id or os.path.basename(os.path.abspath(out_dir)),
