@@ -74,10 +74,63 @@ def sha256(path):
     return h.hexdigest()
 
 
+READ_KEYS = ("val", "val_image_path", "val_base_backbone")  # a task encoder's reads (train_vision.py)
+
+
+def read_entry(ev, task):
+    """One task's numbers of an evaluate.py output, with the settings they were measured at."""
+    if task not in ev.get("tasks", {}):
+        raise ValueError(f"the eval output has no {task!r} results (tasks: {sorted(ev.get('tasks', {}))})")
+    return dict(ev["tasks"][task], block_size=ev["block_size"], exact=ev["exact"], threshold=ev["threshold"])
+
+
+def carry_vision_tasks(prev, task_evals, decoder_step):
+    """Task-encoder entries across a decoder export. Their reads (READ_KEYS) were measured with the
+    decoder then shipped: the ones re-measured with the new decoder (task_evals: {task: {key:
+    evaluate.py output}}) replace them; the others move to `earlier_decoder`, so the manifest never
+    presents a number that the shipped decoder did not produce. `decoder_step` (training steps of
+    the decoder that measured the reads) is recorded."""
+    unknown = set(task_evals) - set(prev)
+    if unknown:
+        raise ValueError(f"--task_eval for {sorted(unknown)}: no such task encoder in the manifest ({sorted(prev)})")
+    out = {}
+    for task, e in prev.items():
+        new = task_evals.get(task, {})
+        bad = set(new) - set(READ_KEYS)
+        if bad:
+            raise ValueError(f"--task_eval {task}: unknown read {sorted(bad)} (want one of {READ_KEYS})")
+        # "decoder": a note on which decoder measured the reads; it goes with them
+        old = {k: e[k] for k in READ_KEYS + ("decoder",) if k in e and k not in new}
+        if not set(old) - {"decoder"}:
+            old = {}
+        e = {k: v for k, v in e.items() if k not in READ_KEYS + ("decoder", "decoder_step")}
+        if old:
+            e["earlier_decoder"] = dict(old, decoder_step=prev[task].get("decoder_step"))
+        elif new:
+            e.pop("earlier_decoder", None)
+        for k, ev in new.items():
+            e[k] = read_entry(ev, task)
+        if new:
+            e["decoder_step"] = decoder_step
+        out[task] = e
+    return out
+
+
 def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None, eval_res=None,
-           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True, prior=None):
+           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True, prior=None, task_evals=None):
     """prior: the training record of the export this run was initialised from (--init); the
-    manifest then lists both segments and the totals."""
+    manifest then lists both segments and the totals. task_evals: {task: {read key: evaluate.py
+    output}} for the task encoders' reads with this decoder (carry_vision_tasks)."""
+    # task encoders (train_vision.py --export) are separate artifacts in the same folder: their
+    # manifest entries and files stay listed across decoder exports (checked before anything is written)
+    prev = {}
+    if os.path.exists(os.path.join(out_dir, "manifest.json")):
+        with open(os.path.join(out_dir, "manifest.json")) as f:
+            prev = json.load(f)
+    training = training_record(train_state or {}, prior)
+    vision_tasks = None
+    if prev.get("vision_tasks") or task_evals:
+        vision_tasks = carry_vision_tasks(prev.get("vision_tasks") or {}, task_evals or {}, training["step"])
     os.makedirs(out_dir, exist_ok=True)
     sd = model.export_state_dict()
     tdt = torch.float16 if dtype == "f16" else torch.float32
@@ -101,12 +154,6 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
     if onnx_decoder:
         from export_onnx import export_decoder_onnx
         export_decoder_onnx(out_dir)
-    # task encoders (train_vision.py --export) are separate artifacts in the same folder: their
-    # manifest entries and files stay listed across decoder exports
-    prev = {}
-    if os.path.exists(os.path.join(out_dir, "manifest.json")):
-        with open(os.path.join(out_dir, "manifest.json")) as f:
-            prev = json.load(f)
     names = ["model.safetensors", "config.json", "vocab.json", "golden.json", "vision.onnx", "decoder.onnx"]
     names += [e[k] for e in (prev.get("vision_tasks") or {}).values() for k in ("file", "golden") if e.get(k)]
     files = {}
@@ -114,18 +161,17 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
         p = os.path.join(out_dir, name)
         if os.path.exists(p):
             files[name] = {"sha256": sha256(p), "size": os.path.getsize(p)}
-    st = train_state or {}
     manifest = {
         "id": model_id or os.path.basename(os.path.abspath(out_dir)),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "dtype": dtype, "files": files, "params": model.n_params(),
         "config": json.loads(model.cfg.to_json()),
-        "training": training_record(st, prior),
+        "training": training,
         "golden_cases": len(cases),
         "val": eval_res,
     }
-    if prev.get("vision_tasks"):
-        manifest["vision_tasks"] = prev["vision_tasks"]
+    if vision_tasks is not None:
+        manifest["vision_tasks"] = vision_tasks
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest
@@ -168,7 +214,18 @@ def main(argv=None):
     p.add_argument("--eval", default="")
     p.add_argument("--init_manifest", default="",
                    help="manifest.json of the export the run started from (train.py --init): kept as a segment")
+    p.add_argument("--task_eval", action="append", default=[], metavar="TASK:READ=EVAL.json",
+                   help="a task encoder's read with this decoder, e.g. formula:val=eval_f.json "
+                        f"(READ one of {', '.join(READ_KEYS)}); reads not given move to earlier_decoder")
     a = p.parse_args(argv)
+    task_evals = {}
+    for spec in a.task_eval:
+        task, _, rest = spec.partition(":")
+        key, _, path = rest.partition("=")
+        if not (task and key and path):
+            p.error(f"--task_eval {spec}: want TASK:READ=EVAL.json")
+        with open(path) as f:
+            task_evals.setdefault(task, {})[key] = json.load(f)
     prior = None
     if a.init_manifest:
         with open(a.init_manifest) as f:
@@ -186,7 +243,11 @@ def main(argv=None):
         with open(evp) as f:
             ev = json.load(f)
     out = os.path.join(a.out_root, a.id)
-    man = export(model, out, a.vocab, samples, a.dtype, ck.get("state"), ev, a.id, prior=prior)
+    try:
+        man = export(model, out, a.vocab, samples, a.dtype, ck.get("state"), ev, a.id, prior=prior,
+                     task_evals=task_evals)
+    except ValueError as e:
+        p.error(str(e))
     print(json.dumps({k: man[k] for k in ("id", "files", "params", "training", "golden_cases")}, indent=1))
 
 

@@ -3,6 +3,7 @@
 #   training/formula_data.sh            # ~35 min on the 2-core CPU; needs `npm run corpus` first
 #   TAG=8 F3_SEED=800000 F2_SEED=850000 training/formula_data.sh   # enc5's fresh train sets (f3_train8_*, f2_train9)
 #   SKIP_VAL=1 …                        # train sets only (the val sets are already there)
+#   F3_SETS=1 …                         # one 1,000-page 300-dpi train set instead of two
 # val: the 300 + 110 pinned val pages at 300 dpi (PDF path: f3_*) and 150 dpi upsampled (image
 # path: f2_*), the same regions as the enc3 evals; train: fresh seeds, 2,000 table/formula-rich
 # pages at 300 dpi (8,039 formulas) + 500 at 150 dpi (1,978). Page PNGs of the train sets are
@@ -27,7 +28,7 @@ for s in val300 val_tf; do
 done
 echo "val: $(( $(date +%s) - t0 )) s"
 fi
-for c in 0 1; do
+for c in $(seq 0 $(( ${F3_SETS:-2} - 1 ))); do
   d="train${TAG}_$c"
   synth --pages 1000 --seed $((F3_SEED + c * 1000)) --boost table=5,formula=8 --dpi 300 --out "data/synth300/$d"
   strips "data/synth300/$d" "data/crops300/$d" "data/strips/f3_$d" --margin 8

@@ -95,6 +95,47 @@ class DataTest(unittest.TestCase):
             f_ds = data.PackedFeatures(os.path.join(d, "f"), tok, cfg)
             self.assertEqual([it["id"] for it in f_ds.items], [dsa.items[1]["id"]])
             np.testing.assert_array_equal(f_ds.get(0)["feats"], dsa.get(1)["feats"])
+            # the row width comes from meta.json: a split without one needs vision_dim, and
+            # splits of different widths are refused instead of being read at the wrong stride
+            c = os.path.join(d, "c")
+            fake_data.make_split(c, 2, seed=3, vision_dim=64)
+            with self.assertRaisesRegex(ValueError, "different vision_dim"):
+                pack.pack(os.path.join(d, "ac"), [a, c])
+            os.remove(os.path.join(c, "meta.json"))
+            with self.assertRaisesRegex(ValueError, "no meta.json"):
+                pack.pack(os.path.join(d, "c2"), [c])
+            self.assertEqual(pack.pack(os.path.join(d, "c2"), [c], vision_dim=64)["samples"], 2)
+
+    def test_select_regions(self):
+        """select_regions.py: the crops named by an eval's records, in crops order, images still
+        resolving; a wanted region missing or found twice is an error."""
+        import gzip
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("select_regions", os.path.join(HERE, "select_regions.py"))
+        sel = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sel)
+        with tempfile.TemporaryDirectory() as d:
+            for name, ids in (("a", ["p1_00", "p1_01", "p2_00"]), ("b", ["p9_00", "p9_01"])):
+                os.makedirs(os.path.join(d, name, "text"))
+                with open(os.path.join(d, name, "index.jsonl"), "w") as f:
+                    for i in ids:
+                        open(os.path.join(d, name, "text", i + ".png"), "wb").close()
+                        f.write(json.dumps({"id": i, "task": "text", "target": i, "image": f"text/{i}.png"}) + "\n")
+            recs = os.path.join(d, "r.jsonl.gz")
+            with gzip.open(recs, "wt") as f:
+                for i, t in (("p9_01", "text"), ("p1_01", "text"), ("p2_00", "formula")):
+                    f.write(json.dumps({"id": i, "task": t}) + "\n")
+            crops = [os.path.join(d, "a"), os.path.join(d, "b")]
+            out = os.path.join(d, "sel")
+            self.assertEqual(sel.select(sel.read_jsonl(recs), crops, out, {"text"}), 2)
+            rows = sel.read_jsonl(os.path.join(out, "index.jsonl"))
+            self.assertEqual([r["id"] for r in rows], ["p1_01", "p9_01"])
+            for r in rows:
+                self.assertTrue(os.path.exists(os.path.join(out, r["image"])))
+            with self.assertRaisesRegex(ValueError, "not in the crops"):
+                sel.select(sel.read_jsonl(recs), crops, out)  # p2_00 is text in the crops, not formula
+            with self.assertRaisesRegex(ValueError, "twice"):
+                sel.select(sel.read_jsonl(recs), crops + [os.path.join(d, "a")], out, {"text"})
 
 
 if __name__ == "__main__":

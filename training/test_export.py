@@ -128,6 +128,54 @@ class ExportTest(unittest.TestCase):
             self.assertEqual(man2["files"]["vision-formula.onnx"]["sha256"], hashlib.sha256(b"encoder bytes").hexdigest())
             self.assertNotIn("missing.json", man2["files"])
 
+    def test_task_encoder_reads_follow_the_decoder(self):
+        """carry_vision_tasks: a task encoder's reads re-measured with the new decoder replace the
+        old ones; reads not re-measured move to earlier_decoder (never shown as current); bad
+        requests are refused before export() writes anything."""
+        import export
+
+        def ev(x, task="formula"):
+            return {"block_size": 32, "exact": True, "threshold": 0.9,
+                    "tasks": {task: {"n": 3, "ar": {"edit_sim": x}}}}
+        prev = {"formula": {"file": "f.onnx", "val": {"ar": 0.1}, "val_image_path": {"ar": 0.2},
+                            "val_base_backbone": {"ar": 0.3}, "decoder": "segment 4", "decoder_step": 5,
+                            "val_frozen_decoder": {"val": {"ar": 0.05}}}}
+        out = export.carry_vision_tasks(prev, {"formula": {"val": ev(0.9), "val_image_path": ev(0.8)}}, 7)
+        e = out["formula"]
+        self.assertEqual(e["val"]["ar"]["edit_sim"], 0.9)
+        self.assertEqual((e["val"]["block_size"], e["val"]["exact"]), (32, True))
+        self.assertEqual(e["val_image_path"]["ar"]["edit_sim"], 0.8)
+        self.assertNotIn("val_base_backbone", e)
+        self.assertNotIn("decoder", e)
+        self.assertEqual(e["earlier_decoder"], {"val_base_backbone": {"ar": 0.3}, "decoder": "segment 4",
+                                                "decoder_step": 5})
+        self.assertEqual(e["decoder_step"], 7)
+        self.assertEqual(e["val_frozen_decoder"], prev["formula"]["val_frozen_decoder"])  # encoder history stays
+        self.assertEqual(prev["formula"]["val"], {"ar": 0.1})  # the input is not modified
+        # all three re-measured: nothing earlier is left; none re-measured: all of them are earlier
+        full = {k: ev(0.5) for k in export.READ_KEYS}
+        e2 = export.carry_vision_tasks(out, {"formula": full}, 9)["formula"]
+        self.assertNotIn("earlier_decoder", e2)
+        self.assertEqual(e2["decoder_step"], 9)
+        e3 = export.carry_vision_tasks({"formula": e2}, {}, 11)["formula"]
+        self.assertEqual(set(e3["earlier_decoder"]), set(export.READ_KEYS) | {"decoder_step"})
+        self.assertEqual(e3["earlier_decoder"]["decoder_step"], 9)
+        self.assertFalse(set(export.READ_KEYS) & set(e3))
+        for bad in ({"table": {"val": ev(0.5)}}, {"formula": {"vall": ev(0.5)}},
+                    {"formula": {"val": ev(0.5, task="text")}}):
+            with self.assertRaises(ValueError):
+                export.carry_vision_tasks(prev, bad, 7)
+        torch.manual_seed(0)
+        cfg = GOCRConfig(vocab_size=40, d_model=32, n_layers=1, n_heads=2, head_dim=16, ffn_dim=48,
+                         block_size=4, max_positions=64)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "manifest.json"), "w") as f:
+                json.dump({"vision_tasks": prev}, f)
+            with self.assertRaises(ValueError):
+                export.export(GravityOCR(cfg), d, os.path.join(HERE, "vocab.json"), onnx_decoder=False,
+                              task_evals={"table": {"val": ev(0.5)}})
+            self.assertEqual(os.listdir(d), ["manifest.json"])
+
     def test_onnx_step_matches_model(self):
         """The graph exported as decoder.onnx (DecoderStep) is the model: a KV-cached window after
         T cached rows gives the logits of the full causal forward, and the file is a valid ONNX

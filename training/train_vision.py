@@ -220,6 +220,7 @@ def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path=""
     """Lists the encoder (sha256, size) in the recognizer's manifest with how it was trained and,
     when given, its val metrics beside the base backbone's on the same regions (`val`: the PDF
     path's crops; `val_image_path`: the same regions as the app reads them from an image)."""
+    from export import read_entry
     with open(manifest) as f:
         man = json.load(f)
     if os.path.dirname(os.path.abspath(onnx_path)) != os.path.dirname(os.path.abspath(manifest)):
@@ -245,8 +246,7 @@ def update_manifest(manifest, onnx_path, golden_path, ck, n_params, eval_path=""
         if path:
             with open(path) as f:
                 ev = json.load(f)
-            entry[key] = dict(ev["tasks"][args["task"]], block_size=ev["block_size"], exact=ev["exact"],
-                              threshold=ev["threshold"])
+            entry[key] = read_entry(ev, args["task"])
     man.setdefault("vision_tasks", {})[args["task"]] = entry
     tmp = manifest + ".tmp"
     with open(tmp, "w") as f:

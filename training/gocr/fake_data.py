@@ -38,6 +38,8 @@ def make_split(out_dir, n, seed=0, min_len=3, max_len=12, vision_dim=120, frames
     with open(os.path.join(out_dir, "index.jsonl"), "w", encoding="utf-8") as f:
         for r in index:
             f.write(json.dumps(r) + "\n")
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump({"vision_dim": vision_dim, "dtype": "float16-le", "rows": off, "samples": n}, f)
     return out_dir
 
 

@@ -4,14 +4,25 @@
 
 Each input is a folder with features.f16 + index.jsonl (from `npm run features` or
 `python3 -m gocr.strips`). Rows are copied in order and every sample's offset is moved by the rows
-before it. `DIR:task,task` keeps only those tasks of that input. An input still being written (a partial last row or index line, or an index line whose
-rows are not in the file yet) contributes only its complete samples.
+before it. `DIR:task,task` keeps only those tasks of that input. An input still being written (a
+partial last row or index line, or an index line whose rows are not in the file yet) contributes
+only its complete samples. The row width is each input's `vision_dim` from its meta.json; an input
+without one (still being written) takes `--vision_dim`. Inputs of different widths are refused.
 """
 import argparse
 import json
 import os
 
-ROW_BYTES = 120 * 2  # vision_dim float16
+
+def input_dim(d, default=None):
+    """vision_dim of a packed split: its meta.json, else `default` (a split still being written)."""
+    p = os.path.join(d, "meta.json")
+    if os.path.exists(p):
+        with open(p) as f:
+            return int(json.load(f)["vision_dim"])
+    if default is None:
+        raise ValueError(f"{d} has no meta.json (still being written?): give its width with --vision_dim")
+    return int(default)
 
 
 def parse_input(spec):
@@ -20,8 +31,14 @@ def parse_input(spec):
     return d, (set(tasks.split(",")) if tasks else None)
 
 
-def pack(out_dir, in_dirs, row_bytes=ROW_BYTES):
-    """in_dirs: folders, each optionally "folder:task,task" (only those tasks)."""
+def pack(out_dir, in_dirs, vision_dim=None):
+    """in_dirs: folders, each optionally "folder:task,task" (only those tasks). vision_dim: the row
+    width of inputs that have no meta.json yet."""
+    dims = {parse_input(spec)[0]: input_dim(parse_input(spec)[0], vision_dim) for spec in in_dirs}
+    if len(set(dims.values())) != 1:
+        raise ValueError(f"inputs of different vision_dim: {dims}")
+    dim = next(iter(dims.values()))
+    row_bytes = dim * 2  # float16
     os.makedirs(out_dir, exist_ok=True)
     rows = n = 0
     with open(os.path.join(out_dir, "features.f16"), "wb") as ff, \
@@ -44,7 +61,7 @@ def pack(out_dir, in_dirs, row_bytes=ROW_BYTES):
                     fi.write(json.dumps(r) + "\n")
                     n += 1
             rows += have
-    meta = {"vision_dim": row_bytes // 2, "dtype": "float16-le", "rows": rows, "samples": n, "packed_from": list(in_dirs)}
+    meta = {"vision_dim": dim, "dtype": "float16-le", "rows": rows, "samples": n, "packed_from": list(in_dirs)}
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
     return meta
@@ -53,11 +70,15 @@ def pack(out_dir, in_dirs, row_bytes=ROW_BYTES):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--vision_dim", type=int, default=None, help="row width of inputs without meta.json")
     ap.add_argument("inputs", nargs="+")
     a = ap.parse_args(argv)
     if os.path.abspath(a.out) in {os.path.abspath(parse_input(d)[0]) for d in a.inputs}:
         ap.error("--out must not be one of the inputs")
-    m = pack(a.out, a.inputs)
+    try:
+        m = pack(a.out, a.inputs, a.vision_dim)
+    except (ValueError, OSError) as e:
+        ap.error(str(e))
     print(f"{m['samples']} samples, {m['rows']} rows -> {a.out}")
 
 
