@@ -144,7 +144,8 @@ def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, thre
                 dump.write(json.dumps({"id": s["id"], "task": task, "max_new": mx, "block_size": B,
                                        "units": [list(u) for u in units] if "units" in ar else None,
                                        "ar_ids": ar["ids"], "sp_ids": sp["ids"], "sp_forwards": sp["forwards"],
-                                       "sp_rounds": len(sp["rounds"]), "df_ids": df["ids"],
+                                       "sp_rounds": len(sp["rounds"]),
+                                       "sp_accepted": [r["accepted"] for r in sp["rounds"]], "df_ids": df["ids"],
                                        "df_forwards": df["forwards"], "threshold": threshold}) + "\n")
             if (k + 1) % 20 == 0:
                 log(f"{task} {k + 1}/{len(idx)} ar {_mean_q(qa)} tpf {st['sp_tok'] / st['sp_fwd']:.2f} "

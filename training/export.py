@@ -88,8 +88,9 @@ def carry_vision_tasks(prev, task_evals, decoder_step):
     """Task-encoder entries across a decoder export. Their reads (READ_KEYS) were measured with the
     decoder then shipped: the ones re-measured with the new decoder (task_evals: {task: {key:
     evaluate.py output}}) replace them; the others move to `earlier_decoder`, so the manifest never
-    presents a number that the shipped decoder did not produce. `decoder_step` (training steps of
-    the decoder that measured the reads) is recorded."""
+    presents a number that the shipped decoder did not produce (an export before its eval followed
+    by one with the eval ends with only what was not re-measured there). `decoder_step` (training
+    steps of the decoder that measured the reads) is recorded."""
     unknown = set(task_evals) - set(prev)
     if unknown:
         raise ValueError(f"--task_eval for {sorted(unknown)}: no such task encoder in the manifest ({sorted(prev)})")
@@ -106,8 +107,12 @@ def carry_vision_tasks(prev, task_evals, decoder_step):
         e = {k: v for k, v in e.items() if k not in READ_KEYS + ("decoder", "decoder_step")}
         if old:
             e["earlier_decoder"] = dict(old, decoder_step=prev[task].get("decoder_step"))
-        elif new:
-            e.pop("earlier_decoder", None)
+        elif "earlier_decoder" in e:  # reads of a still earlier decoder: keep those not re-measured now
+            left = {k: v for k, v in e["earlier_decoder"].items() if k not in new}
+            if set(left) & set(READ_KEYS):
+                e["earlier_decoder"] = left
+            else:
+                del e["earlier_decoder"]
         for k, ev in new.items():
             e[k] = read_entry(ev, task)
         if new:

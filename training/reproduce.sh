@@ -104,6 +104,6 @@ wait
   --out "training/runs/$RUN-dec/eval.json"
 /usr/bin/python3 training/export.py --ckpt "training/runs/$RUN-dec/ckpt.pt" --id "$ID" --dtype f16 \
   --data data/features_dec --init_manifest "training/runs/$RUN-formula2/manifest-before-dec.json" \
-  --eval "training/runs/$RUN-dec/eval.json"
+  --eval "training/runs/$RUN-dec/eval.json" --task_eval "formula:val=training/runs/$RUN-dec/eval_f.json"
 echo "exported public/models/$ID: point public/models/default.json's \"recognizer\" at it and"
 echo "\"visionTasks\": {\"formula\": \"$ID/vision-formula.onnx\"} to use it"

@@ -161,6 +161,13 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(set(e3["earlier_decoder"]), set(export.READ_KEYS) | {"decoder_step"})
         self.assertEqual(e3["earlier_decoder"]["decoder_step"], 9)
         self.assertFalse(set(export.READ_KEYS) & set(e3))
+        # the usual pair of exports (before the eval, then with it): what is re-measured in the
+        # second leaves earlier_decoder; what is not stays there with the step that measured it
+        e4 = export.carry_vision_tasks({"formula": e3}, {"formula": {"val": ev(0.6)}}, 11)["formula"]
+        self.assertEqual(set(e4["earlier_decoder"]), {"val_image_path", "val_base_backbone", "decoder_step"})
+        self.assertEqual(e4["decoder_step"], 11)
+        e5 = export.carry_vision_tasks({"formula": e3}, {"formula": full}, 11)["formula"]
+        self.assertNotIn("earlier_decoder", e5)
         for bad in ({"table": {"val": ev(0.5)}}, {"formula": {"vall": ev(0.5)}},
                     {"formula": {"val": ev(0.5, task="text")}}):
             with self.assertRaises(ValueError):
