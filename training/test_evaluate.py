@@ -75,6 +75,42 @@ class EvaluateShardTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             evaluate.merge([whole, only])
 
+    def test_compare_records_scores_as_evaluate_does(self):
+        """compare_records.py rescoring the dumped reads gives evaluate.py's own per-task AR means
+        (the text read rebuilt from its units), the same TPF, and counts a fixed region as better."""
+        import io
+        _s = importlib.util.spec_from_file_location("compare_records", os.path.join(HERE, "compare_records.py"))
+        cmp = importlib.util.module_from_spec(_s)
+        _s.loader.exec_module(cmp)
+        tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
+        torch.manual_seed(1)
+        cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=64,
+                         block_size=4, max_positions=256, task_ids=dict(tok.task_ids))
+        model = GravityOCR(cfg).eval()
+        with tempfile.TemporaryDirectory() as root:
+            d = split_dir(root, tok)
+            dump = io.StringIO()
+            res = evaluate.evaluate(model, PackedFeatures(d, tok, cfg), tok, n_per_task=3,
+                                    max_new=6, log=lambda *_: None, dump=dump)
+            recs = {(r["id"], r["task"]): r for r in map(json.loads, dump.getvalue().splitlines())}
+            targets = cmp.read_targets([d])
+        for (i, task), r in recs.items():
+            self.assertEqual(len(r["sp_accepted"]), r["sp_rounds"])
+        for task, r in res["tasks"].items():
+            keys = [k for k in recs if k[1] == task]
+            q = [evaluate.quality(task, cmp.read_text(recs[k], tok), targets[k])[cmp.KEY[task]] for k in keys]
+            self.assertAlmostEqual(float(np.mean(q)), r["ar"][cmp.KEY[task]], places=12)
+        same = cmp.compare(recs, recs, targets, tok)
+        for task, r in same.items():
+            self.assertEqual((r["better"], r["worse"], r["mean_change"]), (0, 0, 0.0))
+            self.assertAlmostEqual(r["new"]["tpf"], res["tasks"][task]["self_spec"]["tpf"], places=12)
+        k = next(k for k in recs if k[1] == "formula")
+        fixed = dict(recs)
+        fixed[k] = dict(recs[k], ar_ids=tok.encode(targets[k]) + [tok.eos_id])
+        r = cmp.compare(recs, fixed, targets, tok)["formula"]
+        self.assertEqual((r["better"], r["worse"]), (1, 0))
+        self.assertGreater(r["mean_change"], 0)
+
 
 if __name__ == "__main__":
     unittest.main()
