@@ -229,8 +229,11 @@ def main(argv=None):
         key, _, path = rest.partition("=")
         if not (task and key and path):
             p.error(f"--task_eval {spec}: want TASK:READ=EVAL.json")
-        with open(path) as f:
-            task_evals.setdefault(task, {})[key] = json.load(f)
+        try:
+            with open(path) as f:
+                task_evals.setdefault(task, {})[key] = json.load(f)
+        except (OSError, ValueError) as e:
+            p.error(f"--task_eval {spec}: {e}")
     prior = None
     if a.init_manifest:
         with open(a.init_manifest) as f:
