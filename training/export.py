@@ -122,7 +122,8 @@ def carry_vision_tasks(prev, task_evals, decoder_step):
 
 
 def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None, eval_res=None,
-           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True, prior=None, task_evals=None):
+           model_id=None, golden_max_bytes=2_000_000, onnx_decoder=True, prior=None, task_evals=None,
+           val_note=None):
     """prior: the training record of the export this run was initialised from (--init); the
     manifest then lists both segments and the totals. task_evals: {task: {read key: evaluate.py
     output}} for the task encoders' reads with this decoder (carry_vision_tasks)."""
@@ -175,6 +176,8 @@ def export(model, out_dir, vocab_path, samples=(), dtype="f32", train_state=None
         "golden_cases": len(cases),
         "val": eval_res,
     }
+    if val_note:
+        manifest["val_note"] = val_note  # how `val` was measured (which encoder read which task)
     if vision_tasks is not None:
         manifest["vision_tasks"] = vision_tasks
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
@@ -222,6 +225,7 @@ def main(argv=None):
     p.add_argument("--task_eval", action="append", default=[], metavar="TASK:READ=EVAL.json",
                    help="a task encoder's read with this decoder, e.g. formula:val=eval_f.json "
                         f"(READ one of {', '.join(READ_KEYS)}); reads not given move to earlier_decoder")
+    p.add_argument("--val_note", default="", help="how --eval was measured, kept beside it in the manifest")
     a = p.parse_args(argv)
     task_evals = {}
     for spec in a.task_eval:
@@ -253,7 +257,7 @@ def main(argv=None):
     out = os.path.join(a.out_root, a.id)
     try:
         man = export(model, out, a.vocab, samples, a.dtype, ck.get("state"), ev, a.id, prior=prior,
-                     task_evals=task_evals)
+                     task_evals=task_evals, val_note=a.val_note or None)
     except ValueError as e:
         p.error(str(e))
     print(json.dumps({k: man[k] for k in ("id", "files", "params", "training", "golden_cases")}, indent=1))

@@ -123,7 +123,8 @@ class ExportTest(unittest.TestCase):
             with open(os.path.join(out, "manifest.json"), "w") as f:
                 json.dump(prev, f)
             man2 = export.export(model, out, os.path.join(HERE, "vocab.json"), export.pick_golden_samples(ds),
-                                 train_state={"step": 6}, model_id="m1", onnx_decoder=False)
+                                 train_state={"step": 6}, model_id="m1", onnx_decoder=False, val_note="how")
+            self.assertEqual(man2["val_note"], "how")
             self.assertEqual(man2["vision_tasks"], prev["vision_tasks"])
             self.assertEqual(man2["files"]["vision-formula.onnx"]["sha256"], hashlib.sha256(b"encoder bytes").hexdigest())
             self.assertNotIn("missing.json", man2["files"])
