@@ -9,7 +9,6 @@ packed features' index.jsonl; per task: regions better / worse / equal, mean cha
 standard error, and self-spec TPF and accepted drafts per round of each over those regions.
 """
 import argparse
-import gzip
 import importlib.util
 import json
 import os
@@ -20,6 +19,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gocr.tokenizer import Tokenizer  # noqa: E402
+from select_regions import read_jsonl  # noqa: E402
 
 KEY = {"text": "edit_sim", "table": "teds", "formula": "edit_sim"}
 
@@ -32,19 +32,11 @@ def _evaluate_module():
 
 
 def read_records(path):
-    op = gzip.open if path.endswith(".gz") else open
-    with op(path, "rt", encoding="utf-8") as f:
-        return {(r["id"], r["task"]): r for r in map(json.loads, filter(str.strip, f))}
+    return {(r["id"], r["task"]): r for r in read_jsonl(path)}
 
 
 def read_targets(dirs):
-    out = {}
-    for d in dirs:
-        with open(os.path.join(d, "index.jsonl"), encoding="utf-8") as f:
-            for line in filter(str.strip, f):
-                r = json.loads(line)
-                out[(r["id"], r["task"])] = r["target"]
-    return out
+    return {(r["id"], r["task"]): r["target"] for d in dirs for r in read_jsonl(os.path.join(d, "index.jsonl"))}
 
 
 def read_text(rec, tok):

@@ -40,13 +40,18 @@ def split_dir(root, tok):
     return d
 
 
+def tiny_model(seed):
+    """(tokenizer, config, model): a random 2-layer decoder over the real vocabulary."""
+    tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
+    torch.manual_seed(seed)
+    cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=64,
+                     block_size=4, max_positions=256, task_ids=dict(tok.task_ids))
+    return tok, cfg, GravityOCR(cfg).eval()
+
+
 class EvaluateShardTest(unittest.TestCase):
     def test_merged_shards_equal_one_run(self):
-        tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
-        torch.manual_seed(0)
-        cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=64,
-                         block_size=4, max_positions=256, task_ids=dict(tok.task_ids))
-        model = GravityOCR(cfg).eval()
+        tok, cfg, model = tiny_model(0)
         with tempfile.TemporaryDirectory() as root:
             ds = PackedFeatures(split_dir(root, tok), tok, cfg)
             kw = dict(n_per_task=3, max_new=6, log=lambda *_: None)
@@ -82,11 +87,7 @@ class EvaluateShardTest(unittest.TestCase):
         _s = importlib.util.spec_from_file_location("compare_records", os.path.join(HERE, "compare_records.py"))
         cmp = importlib.util.module_from_spec(_s)
         _s.loader.exec_module(cmp)
-        tok = Tokenizer.load(os.path.join(HERE, "vocab.json"))
-        torch.manual_seed(1)
-        cfg = GOCRConfig(vocab_size=tok.vocab_size, d_model=32, n_layers=2, n_heads=2, head_dim=16, ffn_dim=64,
-                         block_size=4, max_positions=256, task_ids=dict(tok.task_ids))
-        model = GravityOCR(cfg).eval()
+        tok, cfg, model = tiny_model(1)
         with tempfile.TemporaryDirectory() as root:
             d = split_dir(root, tok)
             dump = io.StringIO()

@@ -34,7 +34,7 @@ def parse_input(spec):
 def pack(out_dir, in_dirs, vision_dim=None):
     """in_dirs: folders, each optionally "folder:task,task" (only those tasks). vision_dim: the row
     width of inputs that have no meta.json yet."""
-    dims = {parse_input(spec)[0]: input_dim(parse_input(spec)[0], vision_dim) for spec in in_dirs}
+    dims = {d: input_dim(d, vision_dim) for d, _ in map(parse_input, in_dirs)}
     if len(set(dims.values())) != 1:
         raise ValueError(f"inputs of different vision_dim: {dims}")
     dim = next(iter(dims.values()))
