@@ -178,10 +178,26 @@ def merge(parts):
         for path in ("ar", "diffusion"):
             sums[path] = {m: sum(r["sums"][path][m] for r in rs) for m in rs[0]["sums"][path]}
         out["tasks"][task] = task_result(sum(r["n"] for r in rs), sums)
+        feats = {json.dumps(r["features"], sort_keys=True) for r in rs if "features" in r}
+        if len(feats) > 1:
+            raise ValueError(f"merge: the parts of {task} read different features: {sorted(feats)}")
+        if feats:
+            out["tasks"][task]["features"] = json.loads(feats.pop())
     out["overall"] = overall(out["tasks"])
     out["seconds"] = sum(p.get("seconds", 0) for p in parts)
     out["source"] = sorted({p.get("source", "") for p in parts})
     return out
+
+
+def features_provenance(split_dir):
+    """Which features a task was read from: the split folder and the encoder its meta.json names
+    (`npm run features` and gocr.strips record the model file and its sha256)."""
+    try:
+        with open(os.path.join(split_dir, "meta.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        meta = {}
+    return {"data": split_dir, "model": meta.get("model", "unknown"), "model_sha256": meta.get("model_sha256")}
 
 
 def main(argv=None):
@@ -235,6 +251,8 @@ def main(argv=None):
     if dump:
         dump.close()
     res["source"] = a.model or a.ckpt
+    for r in res["tasks"].values():
+        r["features"] = features_provenance(os.path.join(a.data, a.split))
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     print(json.dumps(res, indent=1))

@@ -80,6 +80,26 @@ class EvaluateShardTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             evaluate.merge([whole, only])
 
+    def test_features_provenance_kept_and_checked_by_merge(self):
+        tok, cfg, model = tiny_model(0)
+        with tempfile.TemporaryDirectory() as root:
+            d = split_dir(root, tok)
+            self.assertEqual(evaluate.features_provenance(d)["model"], "unknown")  # a meta.json that names none
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"vision_dim": 120, "model": "enc.onnx", "model_sha256": "ab12"}, f)
+            prov = evaluate.features_provenance(d)
+            self.assertEqual(prov, {"data": d, "model": "enc.onnx", "model_sha256": "ab12"})
+            ds = PackedFeatures(d, tok, cfg)
+            parts = [evaluate.evaluate(model, ds, tok, n_per_task=3, max_new=4, shard=(k, 2), tasks={"text"},
+                                       log=lambda *_: None) for k in range(2)]
+        for p in parts:
+            p["tasks"]["text"]["features"] = prov
+        self.assertEqual(evaluate.merge(parts)["tasks"]["text"]["features"], prov)
+        other = json.loads(json.dumps(parts[1]))
+        other["tasks"]["text"]["features"]["model_sha256"] = "cd34"  # the same task read by another encoder
+        with self.assertRaises(ValueError):
+            evaluate.merge([parts[0], other])
+
     def test_compare_records_scores_as_evaluate_does(self):
         """compare_records.py rescoring the dumped reads gives evaluate.py's own per-task AR means
         (the text read rebuilt from its units), the same TPF, and counts a fixed region as better."""

@@ -134,8 +134,12 @@ class TestPPOCR(unittest.TestCase):
             samples = read_strips(d)
             self.assertEqual([len(s["strips"]) for s in samples], [2, 1])
             self.assertTrue(all(np.array_equal(a, b) for a, b in zip(arrays, [x for s in samples for x in s["strips"]])))
-            rows = build_features(samples, self.m, os.path.join(d, "f"), log=lambda *_: None)
+            rows = build_features(samples, self.m, os.path.join(d, "f"), log=lambda *_: None,
+                                  provenance={"model": "enc.onnx", "model_sha256": "ab12"})
             self.assertEqual(rows, 3 + 2 + 3)
+            with open(os.path.join(d, "f", "meta.json")) as f:
+                meta = json.load(f)
+            self.assertEqual((meta["model"], meta["model_sha256"], meta["rows"]), ("enc.onnx", "ab12", 8))
             feats = np.fromfile(os.path.join(d, "f", "features.f16"), "<f2").reshape(-1, 120)
             with open(os.path.join(d, "f", "index.jsonl")) as f:
                 idx = [json.loads(l) for l in f]

@@ -12,6 +12,7 @@ Strips of one width are run as one batch (the backbone is per-column up to its a
 and all strips of a batch have the same width, so batching changes nothing but speed).
 """
 import argparse
+import hashlib
 import json
 import os
 import time
@@ -52,8 +53,10 @@ def to_input(a):
 
 
 @torch.no_grad()
-def build_features(samples, backbone, out_dir, device="cpu", batch_rows=64, log=print):
-    """Writes features.f16 / index.jsonl / meta.json; returns the number of feature rows."""
+def build_features(samples, backbone, out_dir, device="cpu", batch_rows=64, log=print, provenance=None):
+    """Writes features.f16 / index.jsonl / meta.json; returns the number of feature rows.
+    provenance: what meta.json records as their source ({"model", "model_sha256", "source"}), so
+    an eval over these features can say which encoder read them."""
     backbone = backbone.to(device).eval()
     # all strips, grouped by width
     flat = [(i, k, s) for i, smp in enumerate(samples) for k, s in enumerate(smp["strips"])]
@@ -86,7 +89,7 @@ def build_features(samples, backbone, out_dir, device="cpu", batch_rows=64, log=
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump({"vision_dim": int(feats[0].shape[1]) if feats else 120, "dtype": "float16-le", "rows": rows,
                    "samples": len(samples), "strips": len(flat), "strip_height": int(flat[0][2].shape[1]) if flat else STRIP_HEIGHT,
-                   "model": "gocr/ppocr.py port of ppocr-v4-rec-backbone.onnx", "device": str(device)}, f, indent=2)
+                   "model": "unknown", **(provenance or {}), "device": str(device)}, f, indent=2)
     log(f"{len(samples)} samples, {len(flat)} strips, {rows} rows -> {out_dir} ({time.time() - t0:.0f} s on {device})")
     return rows
 
@@ -102,7 +105,16 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=64)
     a = ap.parse_args(argv)
     samples = [s for d in a.strips.split(",") if d for s in read_strips(d)]
-    build_features(samples, load_backbone(a.backbone), a.out, a.device, a.batch)
+    build_features(samples, load_backbone(a.backbone), a.out, a.device, a.batch,
+                   provenance={"model": a.backbone, "model_sha256": file_sha256(a.backbone), "source": a.strips})
+
+
+def file_sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def load_backbone(path):
