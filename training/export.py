@@ -14,7 +14,6 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
-import hashlib
 import json
 import os
 import shutil
@@ -26,7 +25,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gocr import decode  # noqa: E402
-from gocr.checkpoint import load_exported, model_from_ckpt  # noqa: E402
+from gocr.checkpoint import file_sha256 as sha256, load_exported, model_from_ckpt  # noqa: E402
 from gocr.data import PackedFeatures  # noqa: E402
 from gocr.safetensors import save_file  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
@@ -64,14 +63,6 @@ def golden_case(model, s, task, max_new=48):
                    "logits": [_r(row) for row in r["verify_logits"]]},
         "self_spec_ids": sp["ids"],
     }
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 READ_KEYS = ("val", "val_image_path", "val_base_backbone")  # a task encoder's reads (train_vision.py)

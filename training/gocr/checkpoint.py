@@ -1,4 +1,5 @@
 """Checkpoints (training/runs/<run>/ckpt.pt) and initialisation from an exported model folder."""
+import hashlib
 import json
 import os
 
@@ -6,6 +7,15 @@ import torch
 
 from .model import GOCRConfig, GravityOCR
 from .safetensors import load_file
+
+
+def file_sha256(path):
+    """sha256 of a file (manifests, feature provenance), read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def save_ckpt(path, model, opt, state, args):

@@ -12,7 +12,6 @@ Strips of one width are run as one batch (the backbone is per-column up to its a
 and all strips of a batch have the same width, so batching changes nothing but speed).
 """
 import argparse
-import hashlib
 import json
 import os
 import time
@@ -21,7 +20,7 @@ import zlib
 import numpy as np
 import torch
 
-from .checkpoint import load_ckpt
+from .checkpoint import file_sha256, load_ckpt
 
 STRIP_HEIGHT = 48
 
@@ -107,14 +106,6 @@ def main(argv=None):
     samples = [s for d in a.strips.split(",") if d for s in read_strips(d)]
     build_features(samples, load_backbone(a.backbone), a.out, a.device, a.batch,
                    provenance={"model": a.backbone, "model_sha256": file_sha256(a.backbone), "source": a.strips})
-
-
-def file_sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def load_backbone(path):
