@@ -40,9 +40,16 @@ class DataTest(unittest.TestCase):
                 page, order = it["id"].rsplit("_", 1)
                 lines = [{"text": t} for t in it["target"].split("\n")]
                 pages.setdefault(page, []).append({"order": int(order), "lines": lines})
+            # several synth runs, comma-separated: a page is read from the folder that has it (here
+            # the second; the first holds another run's page)
+            synth2 = os.path.join(d, "synth2")
+            os.makedirs(synth2)
+            with open(os.path.join(synth, "other0.json"), "w") as f:
+                json.dump({"regions": []}, f)
             for page, regs in pages.items():
-                with open(os.path.join(synth, page + ".json"), "w") as f:
+                with open(os.path.join(synth2, page + ".json"), "w") as f:
                     json.dump({"regions": regs}, f)
+            synth = synth + "," + synth2
             multi = [it for it in ds.items if len(it["strips"]) > 1]
             n_new = data.add_line_samples(ds, synth, tok, cfg, log=lambda *_: None)
             self.assertEqual(n_new, sum(len(it["strips"]) for it in multi))

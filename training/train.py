@@ -68,7 +68,7 @@ def parse(argv=None):
     p.add_argument("--no_jitter", action="store_true")
     p.add_argument("--reload_minutes", type=float, default=0,
                    help="re-read the train index when it grew (features still being written)")
-    p.add_argument("--line_samples", default="", help="synth page JSON dir (data/synth/train): add per-line samples")
+    p.add_argument("--line_samples", default="", help="synth page JSON dir(s), comma-separated (data/synth/train): add per-line samples")
     p.add_argument("--line_only_text", action="store_true",
                    help="with --line_samples: drop the split text regions (train text as lines, as the engine reads it); "
                         "quick eval reads text line by line too")
