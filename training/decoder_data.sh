@@ -5,7 +5,9 @@
 #   TAG=12 F3_SEED=1000000 F2_SEED=1050000 TABLE_SEED=1100000 training/decoder_data.sh
 # Env: F3_SETS (1,000-page 300-dpi formula sets, default 2), TABLE_PAGES (extra table-rich pages,
 # default 300; 0 = none), TT_LIMIT (at most this many text/table crops of train$((TAG+1))),
-# SKIP_VAL=1 (the val sets are there), ENC (formula encoder), RECORDS (the pinned val regions).
+# SKIP_VAL=1 (the val sets are there), ENC (formula encoder), RECORDS (the pinned val regions),
+# SPLIT (the packed train split, default train), PACK_EXTRA (earlier segments' feature folders,
+# space-separated `gocr.pack` inputs, packed first).
 # Writes:
 #   data/features_joint/train  formulas of f3_train${TAG}_* (300 dpi, the PDF path) and
 #                              f2_train$((TAG+1)) (150 dpi upsampled, the image path) as features of
@@ -72,6 +74,8 @@ if [ "$TABLE_PAGES" -gt 0 ]; then
   say "extra tables"
 fi
 
-rm -rf data/features_joint/train
-PYTHONPATH=training $PY -m gocr.pack --out data/features_joint/train "${inputs[@]}"
+SPLIT=${SPLIT:-train}
+read -r -a extra <<< "${PACK_EXTRA:-}"
+rm -rf "data/features_joint/$SPLIT"
+PYTHONPATH=training $PY -m gocr.pack --out "data/features_joint/$SPLIT" "${extra[@]}" "${inputs[@]}"
 say "done"
