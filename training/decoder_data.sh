@@ -9,7 +9,7 @@
 # SPLIT (the packed train split, default train), PACK_EXTRA (earlier segments' feature folders,
 # space-separated `gocr.pack` inputs, packed first).
 # Writes:
-#   data/features_joint/train  formulas of f3_train${TAG}_* (300 dpi, the PDF path) and
+#   data/features_joint/$SPLIT formulas of f3_train${TAG}_* (300 dpi, the PDF path) and
 #                              f2_train$((TAG+1)) (150 dpi upsampled, the image path) as features of
 #                              ENC; text and tables of data/synth/train$((TAG+1)); tables of the
 #                              TABLE_PAGES pages (base backbone, `npm run features`)
