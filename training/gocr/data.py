@@ -106,6 +106,20 @@ class BatchStream:
         return [self.ds.get(i) for i in self.queue.pop()]
 
 
+def _synth_page(dirs, page):
+    """Regions by `order` of <dir>/<page>.json in the first of dirs that has the file; None when
+    there is none or it cannot be read."""
+    for d in dirs:
+        p = os.path.join(d, page + ".json")
+        if os.path.exists(p):
+            try:
+                with open(p, encoding="utf-8") as f:
+                    return {r["order"]: r for r in json.load(f)["regions"]}
+            except (OSError, ValueError, KeyError):
+                return None
+    return None
+
+
 def add_line_samples(ds, synth_dir, tok, cfg, log=print, drop_regions=False):
     """Curriculum aid: split multi-line text regions into one sample per strip when the synth page
     JSON (<synth_dir>/<page>.json, region `order`) has exactly as many text lines as the region has
@@ -114,8 +128,8 @@ def add_line_samples(ds, synth_dir, tok, cfg, log=print, drop_regions=False):
     runs never collide; a page is read from the first folder that has it).
     drop_regions: remove the regions that were split (the engine reads text line by line, so the
     whole-region samples only repeat their lines at a higher cost)."""
-    pages, added, checked = {}, 0, 0
-    dirs = [d for d in (synth_dir.split(",") if isinstance(synth_dir, str) else synth_dir) if d]
+    pages, checked = {}, 0
+    dirs = [d for d in synth_dir.split(",") if d]
     B = cfg.block_size
     new, split = [], set()
     for it in ds.items:
@@ -123,17 +137,7 @@ def add_line_samples(ds, synth_dir, tok, cfg, log=print, drop_regions=False):
             continue
         page, order = it["id"].rsplit("_", 1)
         if page not in pages:
-            pages[page] = None
-            for sd in dirs:
-                p = os.path.join(sd, page + ".json")
-                if not os.path.exists(p):
-                    continue
-                try:
-                    with open(p, encoding="utf-8") as f:
-                        pages[page] = {r["order"]: r for r in json.load(f)["regions"]}
-                except (OSError, ValueError, KeyError):
-                    pass
-                break
+            pages[page] = _synth_page(dirs, page)
         reg = (pages[page] or {}).get(int(order)) if order.isdigit() else None
         checked += 1
         if not reg or len(reg.get("lines", [])) != len(it["strips"]):
