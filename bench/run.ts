@@ -213,6 +213,7 @@ async function main() {
   const truncated = records.filter((r) => r.stop !== 'eos').length;
   if (truncated) notes.push(`${truncated} of ${records.length} region decodes hit max_new_tokens = ${maxNew}; their quality includes the cut`);
   if (quick) notes.push(`quick mode: ${planRegions.length} regions (shortest targets per task), ${K.pageCount} page(s) end to end (also the page the peers read), max ${maxNew} new tokens (pages: ${Math.min(maxNew, K.pageMaxNew)}, diffusion: ${Math.min(maxNew, K.diffusionMaxNew)}, batch scaling: ${K.batchMaxNew}), memory peaks taken during the page run — numbers are indicative only`);
+  if (env.backend === 'cpu') notes.push('the decoder ran on the CPU reference decoder (TypeScript, one thread; `--backend cpu`): a forward costs in proportion to its rows, so a 33-row draft/verify window costs about 33 one-token AR steps and self-spec is slower than AR here by about 33 / TPF; TPF is the measure that carries to a GPU, where such a window costs about one step');
   if (String(env.backend).includes('swiftshader')) notes.push('WebGPU runs on SwiftShader (a CPU emulation): a forward costs about in proportion to its rows, so a 33-row draft/verify window is far dearer than on a real GPU and self-spec speedups here understate a GPU');
 
   const ourEdits: EditCount[] = [];
