@@ -29,6 +29,7 @@ from gocr.data import PackedFeatures  # noqa: E402
 from gocr.metrics import cer, edit_similarity, normalize_latex  # noqa: E402
 from gocr.teds import teds  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
+from select_regions import read_jsonl  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -100,15 +101,19 @@ def overall(tasks):
 
 
 def evaluate(model, ds, tok, n_per_task=100, max_new=None, block_size=None, threshold=0.9,
-             exact=True, log=print, seed=0, dump=None, text_unit="line", tasks=None, shard=(0, 1)):
+             exact=True, log=print, seed=0, dump=None, text_unit="line", tasks=None, shard=(0, 1), ids=None):
     """dump: a writable file that gets one JSON line per region (ids of every decoder, forwards,
     max_new) so the TypeScript runtimes can be replayed on the same inputs (tools/parity).
     tasks: only these tasks; shard (k, n): every n-th selected region of each task from the k-th, so
-    n processes read disjoint parts of the same selection and `merge` pools their outputs exactly."""
+    n processes read disjoint parts of the same selection and `merge` pools their outputs exactly.
+    ids: only regions with these ids (e.g. those of an earlier eval's records), so that an eval on
+    rebuilt features reads the same regions even where the packed order differs."""
     model.eval()
     B = block_size or model.cfg.block_size
     by_task = {}
     order = np.random.default_rng(seed).permutation(len(ds))
+    if ids is not None:
+        order = [i for i in order if ds.items[int(i)]["id"] in ids]
     for i in order:
         t = ds.items[int(i)]["task"]
         if len(by_task.setdefault(t, [])) < n_per_task:
@@ -189,14 +194,37 @@ def merge(parts):
     return out
 
 
-def features_provenance(split_dir):
+def features_provenance(split_dir, task=None):
     """Which features a task was read from: the split folder and the encoder its meta.json names
-    (`npm run features` and gocr.strips record the model file and its sha256)."""
-    try:
-        with open(os.path.join(split_dir, "meta.json")) as f:
-            meta = json.load(f)
-    except (OSError, ValueError):
-        meta = {}
+    (`npm run features` and gocr.strips record the model file and its sha256). A split packed by
+    gocr.pack names its inputs (`packed_from`, "dir[:tasks]"); the task's encoder is then the one
+    of the inputs that hold that task (`packed_from` in the result names them)."""
+    def meta_of(d):
+        try:
+            with open(os.path.join(d, "meta.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+    meta = meta_of(split_dir)
+    if "model" not in meta and meta.get("packed_from") and task:
+        found = []
+        for spec in meta["packed_from"]:
+            d, _, only = spec.partition(":")
+            if only and task not in only.split(","):
+                continue
+            try:
+                with open(os.path.join(d, "index.jsonl")) as f:
+                    if any(json.loads(line).get("task") == task for line in f if line.strip()):
+                        found.append(d)
+            except (OSError, ValueError):
+                found.append(d)  # an input that cannot be read any more: unknown encoder below
+        models = {(meta_of(d).get("model", "unknown"), meta_of(d).get("model_sha256")) for d in found}
+        if len(models) == 1:
+            (model, sha), = models
+            return {"data": split_dir, "packed_from": found, "model": model, "model_sha256": sha}
+        return {"data": split_dir, "packed_from": found, "model": "unknown" if not models else "mixed",
+                "model_sha256": None}
     return {"data": split_dir, "model": meta.get("model", "unknown"), "model_sha256": meta.get("model_sha256")}
 
 
@@ -218,6 +246,7 @@ def main(argv=None):
     p.add_argument("--dump", default="", help="per-region JSON lines (ids, forwards) for tools/parity")
     p.add_argument("--tasks", default="", help="comma-separated: only these tasks")
     p.add_argument("--shard", default="0/1", help="k/n: every n-th selected region per task from the k-th")
+    p.add_argument("--ids", default="", help="evaluate.py --dump records (.jsonl or .jsonl.gz): read only the regions they name")
     p.add_argument("--merge", nargs="+", default=[], help="pool these evaluate.py outputs into --out; runs nothing")
     a = p.parse_args(argv)
     if a.merge:
@@ -245,14 +274,20 @@ def main(argv=None):
         vocab = a.vocab
     tok = Tokenizer.load(vocab)
     ds = PackedFeatures(os.path.join(a.data, a.split), tok, model.cfg)
+    ids = {r["id"] for r in read_jsonl(a.ids) if not a.tasks or r["task"] in a.tasks.split(",")} if a.ids else None
+    if ids is not None:
+        missing = ids - {it["id"] for it in ds.items}
+        if missing:
+            p.error(f"--ids: {len(missing)} of {len(ids)} regions are not in {a.data}/{a.split}, e.g. {sorted(missing)[:3]}")
     dump = open(a.dump, "w") if a.dump else None
     res = evaluate(model, ds, tok, a.n_per_task, None, a.block_size, a.threshold, exact=not a.fast, dump=dump,
-                   text_unit=a.text_unit, tasks=set(a.tasks.split(",")) if a.tasks else None, shard=(k, n))
+                   text_unit=a.text_unit, tasks=set(a.tasks.split(",")) if a.tasks else None, shard=(k, n),
+                   ids=ids)
     if dump:
         dump.close()
     res["source"] = a.model or a.ckpt
-    for r in res["tasks"].values():
-        r["features"] = features_provenance(os.path.join(a.data, a.split))
+    for task, r in res["tasks"].items():
+        r["features"] = features_provenance(os.path.join(a.data, a.split), task)
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     print(json.dumps(res, indent=1))

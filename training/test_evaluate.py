@@ -80,6 +80,43 @@ class EvaluateShardTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             evaluate.merge([whole, only])
 
+    def test_ids_read_exactly_the_named_regions(self):
+        """ids: the regions of an earlier eval, whatever the packed order; others are left out."""
+        import io
+        tok, cfg, model = tiny_model(0)
+        with tempfile.TemporaryDirectory() as root:
+            ds = PackedFeatures(split_dir(root, tok), tok, cfg)
+            ds.items = ds.items[::-1]  # rebuilt features, packed in another order
+            dump = io.StringIO()
+            res = evaluate.evaluate(model, ds, tok, n_per_task=3, max_new=4, log=lambda *_: None, dump=dump,
+                                    ids={"text3", "formula1", "formula2", "nowhere"})
+        got = sorted(json.loads(line)["id"] for line in dump.getvalue().splitlines())
+        self.assertEqual(got, ["formula1", "formula2", "text3"])
+        self.assertEqual({t: r["n"] for t, r in res["tasks"].items()}, {"text": 1, "formula": 2})
+
+    def test_features_provenance_of_a_packed_split(self):
+        """A gocr.pack split names no encoder itself: each task gets the one of the inputs holding it."""
+        with tempfile.TemporaryDirectory() as root:
+            def split(name, tasks, model):
+                d = os.path.join(root, name)
+                os.makedirs(d)
+                with open(os.path.join(d, "index.jsonl"), "w") as f:
+                    f.writelines(json.dumps({"id": f"{t}0", "task": t}) + "\n" for t in tasks)
+                with open(os.path.join(d, "meta.json"), "w") as f:
+                    json.dump({"vision_dim": 120, "model": model, "model_sha256": model[:2]}, f)
+                return d
+            base = split("tt", ["text", "table"], "base.onnx")
+            enc = split("f", ["formula"], "enc.onnx")
+            other = split("t2", ["text", "table"], "other.onnx")
+            packed = os.path.join(root, "joint")
+            os.makedirs(packed)
+            with open(os.path.join(packed, "meta.json"), "w") as f:
+                json.dump({"vision_dim": 120, "packed_from": [base, enc, other + ":table"]}, f)
+            prov = {t: evaluate.features_provenance(packed, t) for t in ("text", "table", "formula")}
+        self.assertEqual(prov["text"], {"data": packed, "packed_from": [base], "model": "base.onnx", "model_sha256": "ba"})
+        self.assertEqual(prov["formula"]["model"], "enc.onnx")
+        self.assertEqual((prov["table"]["model"], prov["table"]["packed_from"]), ("mixed", [base, other]))
+
     def test_features_provenance_kept_and_checked_by_merge(self):
         tok, cfg, model = tiny_model(0)
         with tempfile.TemporaryDirectory() as root:
