@@ -219,7 +219,7 @@ def features_provenance(split_dir, task=None):
                         found.append(d)
             except (OSError, ValueError):
                 found.append(d)  # an input that cannot be read any more: unknown encoder below
-        models = {(meta_of(d).get("model", "unknown"), meta_of(d).get("model_sha256")) for d in found}
+        models = {(m.get("model", "unknown"), m.get("model_sha256")) for m in map(meta_of, found)}
         if len(models) == 1:
             (model, sha), = models
             return {"data": split_dir, "packed_from": found, "model": model, "model_sha256": sha}
