@@ -197,8 +197,10 @@ def merge(parts):
 def features_provenance(split_dir, task=None):
     """Which features a task was read from: the split folder and the encoder its meta.json names
     (`npm run features` and gocr.strips record the model file and its sha256). A split packed by
-    gocr.pack names its inputs (`packed_from`, "dir[:tasks]"); the task's encoder is then the one
-    of the inputs that hold that task (`packed_from` in the result names them)."""
+    gocr.pack names, per task, the inputs that hold it and their encoder (`tasks`); a split packed
+    before that map existed names only its inputs (`packed_from`, "dir[:tasks]"), and the task's
+    encoder is then worked out from the inputs that hold it. Either way `packed_from` in the result
+    names those inputs."""
     def meta_of(d):
         try:
             with open(os.path.join(d, "meta.json")) as f:
@@ -207,7 +209,10 @@ def features_provenance(split_dir, task=None):
             return {}
 
     meta = meta_of(split_dir)
-    if "model" not in meta and meta.get("packed_from") and task:
+    if "model" not in meta and task and task in meta.get("tasks", {}):  # gocr.pack's per-task map
+        t = meta["tasks"][task]
+        return {"data": split_dir, "packed_from": t["inputs"], "model": t["model"], "model_sha256": t["model_sha256"]}
+    if "model" not in meta and meta.get("packed_from") and task:  # packed before the map existed
         found = []
         for spec in meta["packed_from"]:
             d, _, only = spec.partition(":")

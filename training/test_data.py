@@ -98,6 +98,19 @@ class DataTest(unittest.TestCase):
             lines[1]["task"] = "formula"
             with open(os.path.join(a, "index.jsonl"), "w") as f:
                 f.writelines(json.dumps(x) + "\n" for x in lines)
+            # meta.json: per task, the inputs holding it and the encoder they name
+            for x, model in ((a, "enc.onnx"), (b, "base.onnx")):
+                with open(os.path.join(x, "meta.json")) as f:
+                    m = json.load(f)
+                with open(os.path.join(x, "meta.json"), "w") as f:
+                    json.dump({**m, "model": model, "model_sha256": model[:2]}, f)
+            tasks = pack.pack(os.path.join(d, "ab2"), [a, b])["tasks"]
+            self.assertEqual(tasks["formula"], {"samples": 1, "inputs": [a], "model": "enc.onnx", "model_sha256": "en"})
+            self.assertEqual((tasks["text"]["inputs"], tasks["text"]["model"], tasks["text"]["model_sha256"]),
+                             ([a, b], "mixed", None))
+            # a packed split packed again keeps its per-task encoder
+            again = pack.pack(os.path.join(d, "again"), [os.path.join(d, "ab2") + ":formula"])["tasks"]
+            self.assertEqual((again["formula"]["model"], again["formula"]["samples"]), ("enc.onnx", 1))
             pack.pack(os.path.join(d, "f"), [a + ":formula", b + ":table"])
             f_ds = data.PackedFeatures(os.path.join(d, "f"), tok, cfg)
             self.assertEqual([it["id"] for it in f_ds.items], [dsa.items[1]["id"]])

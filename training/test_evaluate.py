@@ -116,6 +116,13 @@ class EvaluateShardTest(unittest.TestCase):
         self.assertEqual(prov["text"], {"data": packed, "packed_from": [base], "model": "base.onnx", "model_sha256": "ba"})
         self.assertEqual(prov["formula"]["model"], "enc.onnx")
         self.assertEqual((prov["table"]["model"], prov["table"]["packed_from"]), ("mixed", [base, other]))
+        # a split packed with gocr.pack's per-task map: the map is taken as written
+        with tempfile.TemporaryDirectory() as root:
+            with open(os.path.join(root, "meta.json"), "w") as f:
+                json.dump({"vision_dim": 120, "packed_from": ["gone"], "tasks": {"formula": {
+                    "samples": 3, "inputs": ["gone"], "model": "enc.onnx", "model_sha256": "ab"}}}, f)
+            self.assertEqual(evaluate.features_provenance(root, "formula"),
+                             {"data": root, "packed_from": ["gone"], "model": "enc.onnx", "model_sha256": "ab"})
 
     def test_features_provenance_kept_and_checked_by_merge(self):
         tok, cfg, model = tiny_model(0)

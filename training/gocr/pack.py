@@ -6,7 +6,9 @@ Each input is a folder with features.f16 + index.jsonl (from `npm run features` 
 `python3 -m gocr.strips`). Rows are copied in order and every sample's offset is moved by the rows
 before it. `DIR:task,task` keeps only those tasks of that input. An input still being written (a
 partial last row or index line, or an index line whose rows are not in the file yet) contributes
-only its complete samples. The row width is each input's `vision_dim` from its meta.json; an input
+only its complete samples. meta.json names the inputs (`packed_from`) and, for each task, the inputs
+that hold it and the encoder their meta.json names (`tasks`: model and sha256, "mixed" where the
+inputs disagree), so an eval can say which encoder read each task. The row width is each input's `vision_dim` from its meta.json; an input
 without one (still being written) takes `--vision_dim`. Inputs of different widths are refused.
 """
 import argparse
@@ -25,6 +27,23 @@ def input_dim(d, default=None):
     return int(default)
 
 
+def input_meta(d):
+    try:
+        with open(os.path.join(d, "meta.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def encoder_of(meta, task):
+    """(model, sha256) that made `task`'s features in a split: its own meta.json's, or for a packed
+    split the one its per-task map names."""
+    if "model" in meta:
+        return meta["model"], meta.get("model_sha256")
+    t = meta.get("tasks", {}).get(task, {})
+    return t.get("model", "unknown"), t.get("model_sha256")
+
+
 def parse_input(spec):
     """"DIR" or "DIR:task,task" -> (DIR, set of tasks or None)."""
     d, _, tasks = spec.partition(":")
@@ -41,6 +60,7 @@ def pack(out_dir, in_dirs, vision_dim=None):
     row_bytes = dim * 2  # float16
     os.makedirs(out_dir, exist_ok=True)
     rows = n = 0
+    per_task = {}  # task -> {"inputs": [...], "encoders": {(model, sha)}, "samples": n}
     with open(os.path.join(out_dir, "features.f16"), "wb") as ff, \
             open(os.path.join(out_dir, "index.jsonl"), "w", encoding="utf-8") as fi:
         for spec in in_dirs:
@@ -49,6 +69,7 @@ def pack(out_dir, in_dirs, vision_dim=None):
                 data = f.read()
             have = len(data) // row_bytes
             ff.write(data[:have * row_bytes])
+            in_meta = input_meta(d)
             with open(os.path.join(d, "index.jsonl"), encoding="utf-8") as f:
                 for line in f:
                     try:
@@ -60,8 +81,18 @@ def pack(out_dir, in_dirs, vision_dim=None):
                     r["offset"] += rows
                     fi.write(json.dumps(r) + "\n")
                     n += 1
+                    t = per_task.setdefault(r["task"], {"inputs": [], "encoders": set(), "samples": 0})
+                    if d not in t["inputs"]:
+                        t["inputs"].append(d)
+                        t["encoders"].add(encoder_of(in_meta, r["task"]))
+                    t["samples"] += 1
             rows += have
-    meta = {"vision_dim": dim, "dtype": "float16-le", "rows": rows, "samples": n, "packed_from": list(in_dirs)}
+    tasks = {}
+    for task, t in sorted(per_task.items()):
+        (model, sha), = t["encoders"] if len(t["encoders"]) == 1 else {("mixed", None)}
+        tasks[task] = {"samples": t["samples"], "inputs": t["inputs"], "model": model, "model_sha256": sha}
+    meta = {"vision_dim": dim, "dtype": "float16-le", "rows": rows, "samples": n, "packed_from": list(in_dirs),
+            "tasks": tasks}
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
     return meta
