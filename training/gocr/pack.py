@@ -8,8 +8,9 @@ before it. `DIR:task,task` keeps only those tasks of that input. An input still 
 partial last row or index line, or an index line whose rows are not in the file yet) contributes
 only its complete samples. meta.json names the inputs (`packed_from`) and, for each task, the inputs
 that hold it and the encoder their meta.json names (`tasks`: model and sha256, "mixed" where the
-inputs disagree), so an eval can say which encoder read each task. The row width is each input's `vision_dim` from its meta.json; an input
-without one (still being written) takes `--vision_dim`. Inputs of different widths are refused.
+inputs disagree), so an eval can say which encoder read each task. The row width is each input's
+`vision_dim` from its meta.json; an input without one (still being written) takes `--vision_dim`.
+Inputs of different widths are refused.
 """
 import argparse
 import json
