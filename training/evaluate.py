@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gocr import decode  # noqa: E402
 from gocr.checkpoint import load_exported, model_from_ckpt  # noqa: E402
 from gocr.data import PackedFeatures  # noqa: E402
+from gocr.pack import encoder_of, input_meta, parse_input  # noqa: E402
 from gocr.metrics import cer, edit_similarity, normalize_latex  # noqa: E402
 from gocr.teds import teds  # noqa: E402
 from gocr.tokenizer import Tokenizer  # noqa: E402
@@ -201,22 +202,15 @@ def features_provenance(split_dir, task=None):
     before that map existed names only its inputs (`packed_from`, "dir[:tasks]"), and the task's
     encoder is then worked out from the inputs that hold it. Either way `packed_from` in the result
     names those inputs."""
-    def meta_of(d):
-        try:
-            with open(os.path.join(d, "meta.json")) as f:
-                return json.load(f)
-        except (OSError, ValueError):
-            return {}
-
-    meta = meta_of(split_dir)
+    meta = input_meta(split_dir)
     if "model" not in meta and task and task in meta.get("tasks", {}):  # gocr.pack's per-task map
         t = meta["tasks"][task]
         return {"data": split_dir, "packed_from": t["inputs"], "model": t["model"], "model_sha256": t["model_sha256"]}
     if "model" not in meta and meta.get("packed_from") and task:  # packed before the map existed
         found = []
         for spec in meta["packed_from"]:
-            d, _, only = spec.partition(":")
-            if only and task not in only.split(","):
+            d, only = parse_input(spec)
+            if only and task not in only:
                 continue
             try:
                 with open(os.path.join(d, "index.jsonl")) as f:
@@ -224,7 +218,7 @@ def features_provenance(split_dir, task=None):
                         found.append(d)
             except (OSError, ValueError):
                 found.append(d)  # an input that cannot be read any more: unknown encoder below
-        models = {(m.get("model", "unknown"), m.get("model_sha256")) for m in map(meta_of, found)}
+        models = {encoder_of(input_meta(d), task) for d in found}
         if len(models) == 1:
             (model, sha), = models
             return {"data": split_dir, "packed_from": found, "model": model, "model_sha256": sha}
