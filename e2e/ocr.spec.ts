@@ -3,6 +3,8 @@
 // sanitized table; untrusted text stays text; no request leaves the origin.
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { strFromU8, unzipSync } from 'fflate';
+import { linkedImages } from '../src/markdown/export';
 import { cer } from '../src/eval/text';
 import { taskEncoderScale } from '../src/engine/task-encoders';
 import { dropFile, fixture, foreignRequests, recordRequests } from './helpers';
@@ -94,6 +96,32 @@ test('reads a PDF: layout regions, Markdown with a KaTeX formula block, export',
   await page.locator('#run').click();
   await expect(page.locator('#progress-text')).toContainText('Done: 1 page read (autoregressive)', { timeout: OCR_TIMEOUT });
   expect((await page.locator('#md-text').textContent()) ?? '').toBe(md);
+  expect(foreignRequests(reqs, ORIGIN)).toEqual([]);
+});
+
+test('a figure is shown from its page crop and exported in a .zip beside the Markdown', async ({ page }) => {
+  const reqs = recordRequests(page);
+  await ready(page);
+  await dropFile(page, fixture('figure-sample.pdf'));
+  await expect(page.locator('body')).toHaveAttribute('data-ocr', 'done', { timeout: OCR_TIMEOUT });
+  const classes = await page.locator('#overlay .region').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.cls));
+  expect(classes).toContain('figure');
+  // the preview shows the crop from a local object URL, decoded at its 150-dpi size
+  const img = page.locator('#md-preview img.figure');
+  await expect(img).toHaveCount(1);
+  expect(await img.getAttribute('src')).toMatch(/^blob:/);
+  await expect.poll(() => img.evaluate((e) => (e as HTMLImageElement).naturalWidth)).toBeGreaterThan(500);
+  const md = (await page.locator('#md-text').textContent()) ?? '';
+  const names = linkedImages(md);
+  expect(names).toHaveLength(1);
+  // Export: one .zip with the Markdown as shown and the PNG it links
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-md').click()]);
+  expect(download.suggestedFilename()).toBe('figure-sample.zip');
+  const files = unzipSync(new Uint8Array(readFileSync(await download.path())));
+  expect(Object.keys(files).sort()).toEqual([names[0], 'figure-sample.md'].sort());
+  expect(strFromU8(files['figure-sample.md'])).toBe(md);
+  expect([...files[names[0]].subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  await page.screenshot({ path: 'test-results/screens/04-figure.png', fullPage: true });
   expect(foreignRequests(reqs, ORIGIN)).toEqual([]);
 });
 

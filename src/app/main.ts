@@ -3,9 +3,11 @@
 import './style.css';
 import * as Comlink from 'comlink';
 import { openDocument, type OpenDocument } from '../pdf/document';
-import { userMessage } from '../pdf/errors';
+import { DocError, userMessage } from '../pdf/errors';
 import type { EngineInfo, OcrWorkerApi, PageAnalysis } from '../worker/api';
 import type { DecodeSettings, PageEvent, PageResult, RegionResult } from '../engine/types';
+import { exportBundle } from '../markdown/export';
+import { toRGBA, type Image } from '../recognizer/image';
 import { DEFAULT_SETTINGS, OCR_DPI } from '../engine/types';
 import { assembleDocument } from '../markdown/assemble';
 import { $, el } from './dom';
@@ -13,7 +15,8 @@ import { renderMarkdown } from './preview';
 import { drawRegions } from './regions-view';
 import { renderRegionDetail, pageStatsHtml } from './trace-view';
 
-const worker = Comlink.wrap<OcrWorkerApi>(new Worker(new URL('../worker/ocr.worker.ts', import.meta.url), { type: 'module' }));
+const workerObj = new Worker(new URL('../worker/ocr.worker.ts', import.meta.url), { type: 'module' });
+const worker = Comlink.wrap<OcrWorkerApi>(workerObj);
 
 interface State {
   doc: OpenDocument | null;
@@ -28,8 +31,10 @@ interface State {
   read: number;
   running: boolean;
   engine: EngineInfo | null;
+  /** Figure crops of the open document as PNG: object URL for the preview, bytes for the export. */
+  figures: Map<string, { url: string; bytes: Uint8Array }>;
 }
-const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null };
+const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null, figures: new Map() };
 
 function showError(message: string | null): void {
   const box = $('#error');
@@ -74,6 +79,7 @@ async function openFile(file: File): Promise<void> {
   state.analyses.clear();
   state.results.clear();
   state.live.clear();
+  clearFigures();
   document.body.dataset.state = 'loaded';
   $('#dropzone').hidden = true;
   for (const id of ['#thumbs', '#pageview', '#side']) $(id).hidden = false;
@@ -114,62 +120,135 @@ async function openFile(file: File): Promise<void> {
   }
 }
 
+const isCancel = (e: unknown): boolean => (e as Error)?.name === 'CancelledError' || /cancelled/.test(String((e as Error)?.message));
+
 async function readDocument(): Promise<void> {
   const doc = state.doc;
   if (!doc || state.running || !state.engine?.model) return;
   const gen = state.generation;
   const read = ++state.read;
   const s = settings();
+  // Pages an earlier read finished stay available until this read replaces them: a cancel or a
+  // failed page keeps them (and the Markdown they give) instead of losing finished work.
+  const earlier = new Map(state.results);
   state.running = true;
   state.results.clear();
   state.live.clear();
   document.body.dataset.ocr = 'running';
   updateButtons();
   showError(null);
+  const failed: Array<{ page: number; message: string }> = [];
+  const current = () => gen === state.generation && read === state.read;
   try {
     for (let i = 0; i < doc.numPages; i++) {
-      if (gen !== state.generation || !state.running) break;
+      if (!current() || !state.running) break;
       setProgress(`Reading page ${i + 1} of ${doc.numPages}…`, i / doc.numPages);
-      const page = await doc.render(i, { dpi: OCR_DPI });
-      const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, read, i, doc.numPages));
-      // PDFs: regions a task encoder reads at s x the resolution are re-rendered at s x 150 dpi
-      const renderRect = doc.renderRect?.bind(doc);
-      const detail = renderRect
-        ? Comlink.proxy({
-            async render(box: [number, number, number, number], scale: number) {
-              const bmp = await renderRect(i, OCR_DPI * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]);
-              return Comlink.transfer(bmp, [bmp]);
-            },
-          })
-        : undefined;
-      const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent, detail);
-      if (gen !== state.generation) return;
-      state.results.set(i, res);
-      state.live.delete(i);
-      if (i === state.current) renderPageInfo();
-      updateMarkdown();
+      try {
+        const page = await doc.render(i, { dpi: OCR_DPI });
+        // a cancel pressed while the page was being drawn: do not start reading it
+        if (!current() || !state.running) {
+          page.close();
+          break;
+        }
+        const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, read, i, doc.numPages));
+        // PDFs: regions a task encoder reads at s x the resolution are re-rendered at s x 150 dpi
+        const renderRect = doc.renderRect?.bind(doc);
+        const detail = renderRect
+          ? Comlink.proxy({
+              async render(box: [number, number, number, number], scale: number) {
+                const bmp = await renderRect(i, OCR_DPI * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]);
+                return Comlink.transfer(bmp, [bmp]);
+              },
+            })
+          : undefined;
+        const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent, detail);
+        if (!current()) return;
+        state.results.set(i, res);
+        state.live.delete(i);
+        void keepFigures(res, gen);
+        if (i === state.current) renderPageInfo();
+        updateMarkdown();
+      } catch (e) {
+        if (isCancel(e) || !current()) throw e;
+        // one bad page (a render or recognition failure) does not stop the others
+        failed.push({ page: i + 1, message: e instanceof DocError ? e.message : ((e as Error)?.message ?? String(e)) });
+        state.live.delete(i);
+        if (i === state.current) renderPageInfo();
+        showError(failedText(failed));
+      }
     }
-    if (gen === state.generation && state.running) {
-      setProgress(`Done: ${doc.numPages} page${doc.numPages === 1 ? '' : 's'} read (${labelOf(s.method)}).`, 1);
-      document.body.dataset.ocr = 'done';
-    } else if (gen === state.generation) {
+    if (current() && state.running) {
+      const ok = doc.numPages - failed.length;
+      const n = `${doc.numPages} page${doc.numPages === 1 ? '' : 's'}`;
+      setProgress(failed.length ? `Done: ${ok} of ${n} read (${labelOf(s.method)}).` : `Done: ${n} read (${labelOf(s.method)}).`, 1);
+      document.body.dataset.ocr = ok > 0 ? 'done' : 'error';
+    } else if (current()) {
       // cancelled between two pages: the worker had nothing left to stop
       setProgress('Cancelled.', null);
       document.body.dataset.ocr = 'cancelled';
     }
   } catch (e) {
-    const cancelled = (e as Error).name === 'CancelledError' || /cancelled/.test(String((e as Error).message));
-    if (cancelled) {
-      setProgress('Cancelled.', null);
-      document.body.dataset.ocr = 'cancelled';
-    } else {
-      showError(`Recognition failed: ${(e as Error).message ?? e}`);
-      document.body.dataset.ocr = 'error';
+    if (current()) {
+      if (isCancel(e)) {
+        setProgress('Cancelled.', null);
+        document.body.dataset.ocr = 'cancelled';
+      } else {
+        showError(`Recognition failed: ${(e as Error)?.message ?? e}`);
+        document.body.dataset.ocr = 'error';
+      }
     }
   } finally {
-    state.running = false;
-    updateButtons();
+    if (current()) {
+      let kept = 0;
+      for (const [k, v] of earlier) if (!state.results.has(k)) (state.results.set(k, v), kept++);
+      if (kept) {
+        updateMarkdown();
+        renderPageInfo();
+        setProgress(`${$('#progress-text').textContent} ${kept} page${kept === 1 ? '' : 's'} keep${kept === 1 ? 's' : ''} the earlier reading.`, null);
+      }
+    }
+    // a later read (or none) owns the running flag once this one is superseded
+    if (read === state.read) {
+      state.running = false;
+      updateButtons();
+    }
   }
+}
+
+function failedText(failed: ReadonlyArray<{ page: number; message: string }>): string {
+  const pages = failed.map((f) => f.page).join(', ');
+  return `Page${failed.length === 1 ? '' : 's'} ${pages} could not be read (${failed[failed.length - 1].message}); the other pages are read.`;
+}
+
+async function pngOf(img: Image): Promise<Blob> {
+  const rgba = toRGBA(img);
+  const c = new OffscreenCanvas(rgba.width, rgba.height);
+  c.getContext('2d')!.putImageData(new ImageData(rgba.data as Uint8ClampedArray<ArrayBuffer>, rgba.width, rgba.height), 0, 0);
+  return c.convertToBlob({ type: 'image/png' });
+}
+
+/** Encodes a read page's figure crops for the preview and the export. */
+async function keepFigures(res: PageResult, gen: number): Promise<void> {
+  let added = 0;
+  for (const f of res.figures) {
+    try {
+      const blob = await pngOf(f.image);
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      if (gen !== state.generation) return;
+      const old = state.figures.get(f.name);
+      if (old) URL.revokeObjectURL(old.url);
+      state.figures.set(f.name, { url: URL.createObjectURL(blob), bytes });
+      added++;
+    } catch {
+      // left out: the preview shows the figure's alt text and the export names it as missing
+    }
+  }
+  if (added && gen === state.generation) updateMarkdown();
+}
+
+function clearFigures(): void {
+  for (const f of state.figures.values()) URL.revokeObjectURL(f.url);
+  state.figures.clear();
 }
 
 function onPageEvent(e: PageEvent, gen: number, read: number, pageIndex: number, numPages: number): void {
@@ -225,7 +304,7 @@ function documentMarkdown(): string {
 function updateMarkdown(): void {
   const md = documentMarkdown();
   $('#md-text').textContent = md;
-  renderMarkdown(md, $('#md-preview'));
+  renderMarkdown(md, $('#md-preview'), (src) => state.figures.get(src)?.url);
   updateButtons();
 }
 
@@ -235,12 +314,21 @@ async function showPage(i: number): Promise<void> {
   state.current = i;
   state.selected = null;
   for (const b of document.querySelectorAll('#thumbs button')) b.setAttribute('aria-current', String(b.getAttribute('data-page') === String(i)));
-  const bmp = await doc.render(i, { longSide: 1400 });
   const canvas = $('#page-canvas') as HTMLCanvasElement;
-  canvas.width = bmp.width;
-  canvas.height = bmp.height;
-  canvas.getContext('2d')!.drawImage(bmp, 0, 0);
-  bmp.close();
+  try {
+    const bmp = await doc.render(i, { longSide: 1400 });
+    if (doc !== state.doc || i !== state.current) return bmp.close();
+    canvas.width = bmp.width;
+    canvas.height = bmp.height;
+    canvas.getContext('2d')!.drawImage(bmp, 0, 0);
+    bmp.close();
+  } catch (e) {
+    // the page view stays blank; reading and the other pages are unaffected
+    if (doc !== state.doc || i !== state.current) return;
+    const ctx = canvas.getContext('2d')!;
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    showError(`Page ${i + 1} cannot be shown: ${userMessage(e)}`);
+  }
   renderPageInfo();
 }
 
@@ -288,8 +376,16 @@ function selectTab(which: 'md' | 'region'): void {
   $('#panel-region').hidden = which !== 'region';
 }
 
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown;charset=utf-8' }));
+/** Export: the Markdown, or a .zip of it and the figure crops it links. */
+function exportDocument(): void {
+  const pngs = new Map([...state.figures].map(([name, f]) => [name, f.bytes]));
+  const file = exportBundle((state.doc?.name ?? 'document').replace(/\.[^.]+$/, ''), documentMarkdown(), pngs);
+  if (file.missing.length) showError(`Exported without ${file.missing.join(', ')}: the figure crop could not be made.`);
+  download(file.filename, new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.mime }));
+}
+
+function download(name: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = el('a', { href: url, download: name }) as HTMLAnchorElement;
   document.body.append(a);
   a.click();
@@ -342,7 +438,7 @@ function setupControls(): void {
       () => showError('The browser refused clipboard access; use Export .md instead.'),
     );
   });
-  $('#export-md').addEventListener('click', () => download(`${(state.doc?.name ?? 'document').replace(/\.[^.]+$/, '')}.md`, documentMarkdown()));
+  $('#export-md').addEventListener('click', () => exportDocument());
   window.addEventListener('resize', () => renderPageInfo());
 }
 
@@ -378,6 +474,19 @@ async function main(): Promise<void> {
   } else setProgress(`Ready: ${info.model} + ${info.layout}, decoder on ${info.kind === 'webgpu' ? 'WebGPU' : 'CPU'}.`, 1);
   document.body.dataset.ready = 'true';
   updateButtons();
+  // a document dropped while the models loaded, already analysed: read it now
+  if (state.engine.model && state.doc && document.body.dataset.state === 'analyzed') void readDocument();
 }
+
+// A worker that fails to load (or dies) would leave every call pending: say so instead of waiting.
+workerObj.addEventListener('error', (e) => {
+  e.preventDefault();
+  showError(`The OCR worker stopped (${e.message || 'it could not be loaded'}). Reload the page to try again; documents still open and render.`);
+  setProgress('OCR unavailable.', 0);
+  if (state.running) document.body.dataset.ocr = 'error';
+  state.running = false;
+  state.engine = null;
+  updateButtons();
+});
 
 void main();

@@ -9,6 +9,7 @@ import { marked } from 'marked';
 
 const PH = (i: number) => `\u2063MATH${i}\u2063`;
 const PH_RE = /\u2063MATH(\d+)\u2063/g;
+const PH_MARK = '\u2063MATH';
 
 interface MathPiece {
   tex: string;
@@ -29,14 +30,36 @@ export function liftMath(md: string): { text: string; math: MathPiece[] } {
   return { text, math };
 }
 
-export function renderMarkdown(md: string, target: HTMLElement): void {
+/**
+ * Renders `md` into `target`. Images are shown only where `resolveImage` maps their source (a figure
+ * crop's file name) to a local object URL; any other image, one the model wrote included, becomes
+ * its alt text, so the preview never fetches anything. `id`/`name` attributes are dropped so model
+ * HTML cannot shadow the app's own elements.
+ */
+export function renderMarkdown(md: string, target: HTMLElement, resolveImage: (src: string) => string | undefined = () => undefined): void {
   const { text, math } = liftMath(md);
   const html = marked.parse(text, { gfm: true, async: false }) as string;
-  const clean = DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input'] });
-  target.innerHTML = clean;
+  const clean = DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input'], FORBID_ATTR: ['id', 'name'] });
+  // a <template> parses inertly: no image starts loading before its source is rewritten
+  const tpl = document.createElement('template');
+  tpl.innerHTML = clean;
+  for (const img of tpl.content.querySelectorAll('img')) {
+    const url = resolveImage(img.getAttribute('src') ?? '');
+    if (url) {
+      img.setAttribute('src', url);
+      img.removeAttribute('srcset');
+      img.classList.add('figure');
+    } else {
+      const alt = document.createElement('span');
+      alt.className = 'image-missing';
+      alt.textContent = `[${img.getAttribute('alt') || 'image'}]`;
+      img.replaceWith(alt);
+    }
+  }
+  target.replaceChildren(tpl.content);
   const walker = document.createTreeWalker(target, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (PH_RE.test((n as Text).data)) nodes.push(n as Text);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if ((n as Text).data.includes(PH_MARK)) nodes.push(n as Text);
   for (const node of nodes) {
     const frag = document.createDocumentFragment();
     let last = 0;

@@ -69,6 +69,32 @@ describe('OcrEngine (line units)', () => {
     expect(res.markdown).toContain('$$');
   }, 300_000);
 
+  it('a figure region is not read: its page crop comes out named as the Markdown links it', async () => {
+    // the stand-in layout calls the table a figure, after one text paragraph
+    const table = truth.regions.find((r) => r.cls === 'table')!;
+    const para = truth.regions.find((r) => r.order === 8)!;
+    layoutRegions = [para, { ...table, cls: 'figure' }];
+    try {
+      const res = await engine.recognizePage(page, 2, { method: 'ar', blockSize: 32, threshold: 0.9, maxNewTokens: 6 });
+      const fig = res.regions.find((r) => r.cls === 'figure')!;
+      expect(fig.tokens).toEqual([]);
+      expect(fig.stop).toBe('figure');
+      expect(res.figures).toHaveLength(1);
+      const f = res.figures[0];
+      expect(f.name).toBe(`page3-figure${fig.id + 1}.png`);
+      expect(f.regionId).toBe(fig.id);
+      const want = crop(page, fig.box);
+      expect([f.image.width, f.image.height, f.image.channels]).toEqual([want.width, want.height, want.channels]);
+      expect(Buffer.from(f.image.data).equals(Buffer.from(want.data))).toBe(true);
+      expect(res.markdown).toContain(`![Figure](${f.name})`);
+      // a page without figures has none
+      layoutRegions = [para];
+      expect((await engine.recognizePage(page, 0, { method: 'ar', blockSize: 32, threshold: 0.9, maxNewTokens: 4 })).figures).toEqual([]);
+    } finally {
+      layoutRegions = picked;
+    }
+  }, 120_000);
+
   it('reads formulas with the task encoder that default.json names, other regions with the base one', async () => {
     const index = JSON.parse(readFileSync(join(process.cwd(), 'public/models/default.json'), 'utf8')) as { recognizer: string; visionTasks?: Record<string, string> };
     const formula = picked.find((r) => r.cls === 'formula')!;

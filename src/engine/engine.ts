@@ -14,7 +14,7 @@ import { buildPrefix, createDecoder, loadModel, type DecoderBackend, type Prefix
 import { Tokenizer } from '../recognizer/tokenizer';
 import { VisionEncoder, type OrtModuleLike } from '../recognizer/vision';
 import { taskEncoderScale } from './task-encoders';
-import type { Box, DecodeSettings, LoadProgress, PageEvent, PageResult, RegionResult, RoundView, TokenView } from './types';
+import { figureName, type Box, type DecodeSettings, type FigureImage, type LoadProgress, type PageEvent, type PageResult, type RegionResult, type RoundView, type TokenView } from './types';
 
 /**
  * A sharper source of page pixels than the page image: a PDF page re-rendered by pdf.js. A task
@@ -307,7 +307,13 @@ export class OcrEngine {
       r.stop = m.stop;
       hooks.onEvent?.({ type: 'region-done', pageIndex, region: r });
     });
-    const markdown = assemblePage(regions.map((r) => ({ cls: r.cls, order: r.order, text: r.text, imageName: r.cls === 'figure' ? `page${pageIndex + 1}-figure${r.id + 1}.png` : undefined })));
+    // figures are not read: their pixels (150 dpi page crop) go out beside the Markdown that links them
+    const figures: FigureImage[] = regions
+      .filter((r) => r.cls === 'figure')
+      .map((r) => ({ name: figureName(pageIndex, r.id), regionId: r.id, image: crop(page, r.box) }))
+      .filter((f) => f.image.width > 0 && f.image.height > 0);
+    const named = new Map(figures.map((f) => [f.regionId, f.name]));
+    const markdown = assemblePage(regions.map((r) => ({ cls: r.cls, order: r.order, text: r.text, imageName: named.get(r.id) })));
     const tokens = results.reduce((s, r) => s + r.trace.tokenRound.length, 0);
     const forwards = results.reduce((s, r) => s + r.trace.forwards.ar + r.trace.forwards.draft + r.trace.forwards.verify + r.trace.forwards.cacheWrite, 0);
     const rounds = results.reduce((s, r) => s + r.trace.rounds.length, 0);
@@ -317,6 +323,7 @@ export class OcrEngine {
       height: page.height,
       regions,
       markdown,
+      figures,
       method: settings.method,
       backend: this.decoder.kind,
       stats: {

@@ -2,6 +2,7 @@
 // safe) so it crosses the worker boundary unchanged.
 import type { RoundTrace, Method, ForwardCounts } from '../decoding/trace';
 import type { RegionClass } from '../markdown/types';
+import type { Image } from '../recognizer/image';
 
 export type Box = [number, number, number, number];
 
@@ -75,12 +76,26 @@ export interface PageStats {
   tokPerS: number;
 }
 
+/** A figure region's pixels, named as the page Markdown links it (`![Figure](name)`). */
+export interface FigureImage {
+  name: string;
+  regionId: number;
+  image: Image;
+}
+
+/** File name of a figure crop: page and region numbers from 1. */
+export function figureName(pageIndex: number, regionId: number): string {
+  return `page${pageIndex + 1}-figure${regionId + 1}.png`;
+}
+
 export interface PageResult {
   pageIndex: number;
   width: number;
   height: number;
   regions: RegionResult[];
   markdown: string;
+  /** Crops of the page's figure regions, in region order. */
+  figures: FigureImage[];
   stats: PageStats;
   method: Method;
   backend: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crop, makeImage, padTo, resizeBilinear, toGray, toNCHW, toRGB, type Image } from './image.ts';
+import { crop, makeImage, padTo, resizeBilinear, toGray, toNCHW, toRGB, toRGBA, type Image } from './image.ts';
 
 function seeded(seed: number): () => number {
   let s = seed >>> 0;
@@ -68,5 +68,17 @@ describe('image', () => {
     const rgb = makeImage(1, 1, 3, 0);
     rgb.data.set([255, 0, 0]);
     expect(toGray(rgb).data[0]).toBe(76);
+  });
+
+  it('toRGBA: opaque RGBA from gray, RGB and translucent RGBA (composited over white)', () => {
+    const gray: Image = { width: 2, height: 1, channels: 1, data: new Uint8Array([0, 200]) };
+    expect(Array.from(toRGBA(gray).data)).toEqual([0, 0, 0, 255, 200, 200, 200, 255]);
+    const rgb: Image = { width: 1, height: 1, channels: 3, data: new Uint8Array([10, 20, 30]) };
+    expect(Array.from(toRGBA(rgb).data)).toEqual([10, 20, 30, 255]);
+    const rgba: Image = { width: 1, height: 1, channels: 4, data: new Uint8Array([0, 0, 0, 0]) };
+    const out = toRGBA(rgba);
+    expect(out.channels).toBe(4);
+    expect(out.data).toBeInstanceOf(Uint8ClampedArray);
+    expect(Array.from(out.data)).toEqual([255, 255, 255, 255]);
   });
 });

@@ -82,6 +82,20 @@ export function toRGB(img: Image): Image {
   return { width: img.width, height: img.height, channels: 3, data: out };
 }
 
+/** Opaque RGBA copy (for canvases and PNG encoders): gray replicated, alpha composited over white. */
+export function toRGBA(img: Image): Image {
+  const rgb = toRGB(img);
+  const n = img.width * img.height;
+  const out = new Uint8ClampedArray(n * 4);
+  for (let i = 0; i < n; i++) {
+    out[4 * i] = rgb.data[3 * i];
+    out[4 * i + 1] = rgb.data[3 * i + 1];
+    out[4 * i + 2] = rgb.data[3 * i + 2];
+    out[4 * i + 3] = 255;
+  }
+  return { width: img.width, height: img.height, channels: 4, data: out };
+}
+
 /** Copy of the pixels inside `box` (clipped to the image; an empty box gives a 0-size image). */
 export function crop(img: Image, box: Box): Image {
   checkImage(img);

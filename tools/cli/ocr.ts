@@ -2,8 +2,12 @@
 //   npm run ocr -- <file.pdf|png|jpg> [-o out.md] [--mode spec|ar|diffusion] [--block 32]
 //                  [--threshold 0.9] [--trace trace.json] [--backend webgpu|cpu]
 import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createCanvas, ImageData } from '@napi-rs/canvas';
 import { DEFAULT_SETTINGS, type DecodeSettings, type PageResult } from '../../src/engine/types';
 import { assembleDocument } from '../../src/markdown/assemble';
+import { linkedImages } from '../../src/markdown/export';
+import { toRGBA, type Image } from '../../src/recognizer/image';
 import { DocError, sniffKind, userMessage } from '../../src/pdf/errors';
 import { createNodeEngine } from './node-engine';
 import { pageImages } from './pages';
@@ -57,10 +61,28 @@ async function main(): Promise<void> {
     i++;
   }
   const md = assembleDocument(pages.map((p) => p.markdown));
-  if (o.out) writeFileSync(o.out, md);
-  else process.stdout.write(md);
-  if (o.trace) writeFileSync(o.trace, JSON.stringify({ file: o.file, settings, backend: engine.backend, model: engine.index, pages }, null, 1));
+  const figures = pages.flatMap((p) => p.figures);
+  if (o.out) {
+    writeFileSync(o.out, md);
+    // the figure crops the Markdown links, beside it
+    const linked = new Set(linkedImages(md));
+    for (const f of figures) if (linked.has(f.name)) writeFileSync(join(dirname(o.out), f.name), png(f.image));
+    if (figures.length) console.error(`${figures.length} figure crop${figures.length === 1 ? '' : 's'} written beside ${o.out}`);
+  } else {
+    process.stdout.write(md);
+    if (figures.length) console.error(`${figures.length} figure link${figures.length === 1 ? '' : 's'} in the Markdown: give -o to write the crops too`);
+  }
+  // the trace keeps each figure's name and size, not its pixels
+  const tracePages = pages.map((p) => ({ ...p, figures: p.figures.map((f) => ({ name: f.name, regionId: f.regionId, width: f.image.width, height: f.image.height })) }));
+  if (o.trace) writeFileSync(o.trace, JSON.stringify({ file: o.file, settings, backend: engine.backend, model: engine.index, pages: tracePages }, null, 1));
   engine.dispose();
+}
+
+function png(img: Image): Buffer {
+  const rgba = toRGBA(img);
+  const c = createCanvas(rgba.width, rgba.height);
+  c.getContext('2d').putImageData(new ImageData(rgba.data as Uint8ClampedArray, rgba.width, rgba.height), 0, 0);
+  return c.toBuffer('image/png');
 }
 
 main().then(

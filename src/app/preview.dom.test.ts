@@ -1,0 +1,39 @@
+// @vitest-environment jsdom
+// The preview in a DOM: sanitizing, math placeholders across neighbouring text nodes, figure images.
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from './preview';
+
+function render(md: string, resolve?: (src: string) => string | undefined): HTMLElement {
+  const target = document.createElement('div');
+  renderMarkdown(md, target, resolve);
+  return target;
+}
+
+describe('renderMarkdown', () => {
+  it('renders math in every cell, neighbours included (no raw placeholders left)', () => {
+    const t = render('<table><tr><td>$a$</td><td>$b$</td><td>$c$</td></tr></table>\n\n**$x$** $y$ and $$\nz^2\n$$');
+    expect(t.querySelectorAll('td .math-inline .katex')).toHaveLength(3);
+    expect(t.querySelectorAll('.math-inline')).toHaveLength(5);
+    expect(t.querySelectorAll('.math-display')).toHaveLength(1);
+    expect(t.textContent).not.toContain('\u2063');
+    expect(t.textContent).not.toMatch(/MATH\d/);
+  });
+
+  it('drops scripts, handlers and the ids/names model HTML could use to shadow app elements', () => {
+    const t = render('<table id="md-text" onclick="alert(1)"><tr><td name="x">1<script>alert(2)</script></td></tr></table>');
+    expect(t.querySelector('table')).not.toBeNull();
+    expect(t.querySelector('script')).toBeNull();
+    expect(t.querySelector('[onclick],[id],[name]')).toBeNull();
+    expect(t.querySelector('td')!.textContent).toBe('1');
+  });
+
+  it('shows figure crops through the resolver and never loads any other image', () => {
+    const t = render('![Figure](page1-figure2.png)\n\n![logo](https://example.com/x.png) <img src="/etc/y.png">', (src) =>
+      src === 'page1-figure2.png' ? 'blob:local/abc' : undefined,
+    );
+    const imgs = t.querySelectorAll('img');
+    expect(imgs).toHaveLength(1);
+    expect(imgs[0].getAttribute('src')).toBe('blob:local/abc');
+    expect([...t.querySelectorAll('.image-missing')].map((e) => e.textContent)).toEqual(['[logo]', '[image]']);
+  });
+});
