@@ -1,5 +1,5 @@
 // Playwright drives Debian's Chromium (never a downloaded browser) with WebGPU on SwiftShader,
-// against the built app served by `vite preview`.
+// against the built app served by `vite preview` (and, in dev.spec.ts, the dev server of `npm start`).
 import { defineConfig } from '@playwright/test';
 
 export const CHROMIUM_ARGS = [
@@ -28,10 +28,19 @@ export default defineConfig({
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS },
     screenshot: 'only-on-failure',
   },
-  webServer: {
-    command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort',
-    url: 'http://127.0.0.1:4173',
-    reuseExistingServer: false,
-    timeout: 60_000,
-  },
+  webServer: [
+    {
+      command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort',
+      url: 'http://127.0.0.1:4173',
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    // what `npm start` serves (e2e/dev.spec.ts)
+    {
+      command: 'npx vite --host 127.0.0.1 --port 5173 --strictPort',
+      url: 'http://127.0.0.1:5173',
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+  ],
 });

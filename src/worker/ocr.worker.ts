@@ -12,7 +12,9 @@ import { inkBBoxGpu } from '../gpu/kernels/inkbbox';
 import { makeLayoutModel } from '../engine/layout-adapter';
 import type { LoadProgress } from '../engine/types';
 
-const base = new URL('../', self.location.href);
+// The app root, where public/ is served: a built worker is assets/ocr.worker-*.js (its parent); on
+// the dev server (`npm start`) the worker is /src/worker/ocr.worker.ts and public/ is served at /.
+const base = import.meta.env.DEV ? new URL('/', self.location.href) : new URL('../', self.location.href);
 ort.env.wasm.wasmPaths = new URL('vendor/ort/', base).href;
 ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
 
