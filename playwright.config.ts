@@ -35,10 +35,10 @@ export default defineConfig({
       reuseExistingServer: false,
       timeout: 60_000,
     },
-    // what `npm start` serves (e2e/dev.spec.ts)
+    // the dev server `npm start` runs (on 5173), on its own port so a running npm start does not clash (e2e/dev.spec.ts)
     {
-      command: 'npx vite --host 127.0.0.1 --port 5173 --strictPort',
-      url: 'http://127.0.0.1:5173',
+      command: 'npx vite --host 127.0.0.1 --port 5174 --strictPort',
+      url: 'http://127.0.0.1:5174',
       reuseExistingServer: false,
       timeout: 60_000,
     },

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { dropFile, fixture, foreignRequests, recordRequests } from './helpers';
 
-const DEV = 'http://127.0.0.1:5173';
+const DEV = 'http://127.0.0.1:5174'; // npm start's dev server, on the port playwright.config.ts gives it
 
 test('the dev server of npm start loads the embedded models and reads a page', async ({ page }) => {
   test.setTimeout(600_000);

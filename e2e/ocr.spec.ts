@@ -122,6 +122,17 @@ test('a figure is shown from its page crop and exported in a .zip beside the Mar
   expect(strFromU8(files['figure-sample.md'])).toBe(md);
   expect([...files[names[0]].subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
   await page.screenshot({ path: 'test-results/screens/04-figure.png', fullPage: true });
+
+  // Reading again and cancelling at once (the page is still being drawn or read) keeps the
+  // finished result instead of an empty document.
+  await page.selectOption('#method', 'ar');
+  await page.locator('#run').click();
+  await page.keyboard.press('Escape');
+  await expect(page.locator('body')).toHaveAttribute('data-ocr', 'cancelled', { timeout: 120_000 });
+  await expect(page.locator('#progress-text')).toHaveText('Cancelled. 1 page keeps the earlier reading.');
+  expect((await page.locator('#md-text').textContent()) ?? '').toBe(md);
+  await expect(page.locator('#md-preview img.figure')).toHaveCount(1);
+  await expect(page.locator('#run')).toBeEnabled();
   expect(foreignRequests(reqs, ORIGIN)).toEqual([]);
 });
 

@@ -33,8 +33,12 @@ interface State {
   engine: EngineInfo | null;
   /** Figure crops of the open document as PNG: object URL for the preview, bytes for the export. */
   figures: Map<string, { url: string; bytes: Uint8Array }>;
+  /** The running read's cancel flag, shared with the worker (null without cross-origin isolation). */
+  cancelFlag: Int32Array | null;
+  /** Figure encodings still running (Export waits for them). */
+  figureJobs: Set<Promise<void>>;
 }
-const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null, figures: new Map() };
+const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null, figures: new Map(), figureJobs: new Set(), cancelFlag: null };
 
 function showError(message: string | null): void {
   const box = $('#error');
@@ -81,6 +85,9 @@ async function openFile(file: File): Promise<void> {
   state.live.clear();
   clearFigures();
   document.body.dataset.state = 'loaded';
+  // a read of the previous document may have been stopped above: its status line goes with it
+  delete document.body.dataset.ocr;
+  if (state.engine) setProgress(`Opened ${doc.name}.`, null);
   $('#dropzone').hidden = true;
   for (const id of ['#thumbs', '#pageview', '#side']) $(id).hidden = false;
   $('#doc-title').textContent = `${doc.name} — ${doc.numPages} page${doc.numPages === 1 ? '' : 's'}`;
@@ -128,16 +135,20 @@ async function readDocument(): Promise<void> {
   const gen = state.generation;
   const read = ++state.read;
   const s = settings();
-  // Pages an earlier read finished stay available until this read replaces them: a cancel or a
-  // failed page keeps them (and the Markdown they give) instead of losing finished work.
+  // Pages an earlier read finished are set aside while this read runs; any page this read does not
+  // finish (cancelled, or failed) gets its earlier result back at the end instead of losing it.
   const earlier = new Map(state.results);
   state.running = true;
+  state.cancelFlag = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : null;
+  const cancelFlag = state.cancelFlag ?? undefined;
   state.results.clear();
   state.live.clear();
   document.body.dataset.ocr = 'running';
   updateButtons();
   showError(null);
   const failed: Array<{ page: number; message: string }> = [];
+  // pages this read has finished or given up on: their late events are dropped
+  const settled = new Set<number>();
   const current = () => gen === state.generation && read === state.read;
   try {
     for (let i = 0; i < doc.numPages; i++) {
@@ -150,7 +161,9 @@ async function readDocument(): Promise<void> {
           page.close();
           break;
         }
-        const onEvent = Comlink.proxy((e: PageEvent) => onPageEvent(e, gen, read, i, doc.numPages));
+        const onEvent = Comlink.proxy((e: PageEvent) => {
+          if (!settled.has(e.pageIndex)) onPageEvent(e, gen, read, i, doc.numPages);
+        });
         // PDFs: regions a task encoder reads at s x the resolution are re-rendered at s x 150 dpi
         const renderRect = doc.renderRect?.bind(doc);
         const detail = renderRect
@@ -161,15 +174,18 @@ async function readDocument(): Promise<void> {
               },
             })
           : undefined;
-        const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent, detail);
+        const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent, detail, cancelFlag);
         if (!current()) return;
+        settled.add(i);
         state.results.set(i, res);
         state.live.delete(i);
-        void keepFigures(res, gen);
+        const job = keepFigures(res, gen).finally(() => state.figureJobs.delete(job));
+        state.figureJobs.add(job);
         if (i === state.current) renderPageInfo();
         updateMarkdown();
       } catch (e) {
         if (isCancel(e) || !current()) throw e;
+        settled.add(i);
         // one bad page (a render or recognition failure) does not stop the others
         failed.push({ page: i + 1, message: e instanceof DocError ? e.message : ((e as Error)?.message ?? String(e)) });
         state.live.delete(i);
@@ -204,7 +220,8 @@ async function readDocument(): Promise<void> {
       if (kept) {
         updateMarkdown();
         renderPageInfo();
-        setProgress(`${$('#progress-text').textContent} ${kept} page${kept === 1 ? '' : 's'} keep${kept === 1 ? 's' : ''} the earlier reading.`, null);
+        const done = document.body.dataset.ocr === 'done';
+        setProgress(`${$('#progress-text').textContent} ${kept} page${kept === 1 ? '' : 's'} keep${kept === 1 ? 's' : ''} the earlier reading.`, done ? 1 : null);
       }
     }
     // a later read (or none) owns the running flag once this one is superseded
@@ -217,7 +234,9 @@ async function readDocument(): Promise<void> {
 
 function failedText(failed: ReadonlyArray<{ page: number; message: string }>): string {
   const pages = failed.map((f) => f.page).join(', ');
-  return `Page${failed.length === 1 ? '' : 's'} ${pages} could not be read (${failed[failed.length - 1].message}); the other pages are read.`;
+  const n = state.doc?.numPages ?? 0;
+  const rest = failed.length < n ? '; the other pages are read' : '';
+  return `Page${failed.length === 1 ? '' : 's'} ${pages} could not be read (${failed[failed.length - 1].message})${rest}.`;
 }
 
 async function pngOf(img: Image): Promise<Blob> {
@@ -245,6 +264,8 @@ async function keepFigures(res: PageResult, gen: number): Promise<void> {
   }
   if (added && gen === state.generation) updateMarkdown();
 }
+
+const FIGURE_FILE = /^page\d+-figure\d+\.png$/;
 
 function clearFigures(): void {
   for (const f of state.figures.values()) URL.revokeObjectURL(f.url);
@@ -278,6 +299,7 @@ function onPageEvent(e: PageEvent, gen: number, read: number, pageIndex: number,
 async function cancel(): Promise<void> {
   if (!state.running) return;
   state.running = false;
+  if (state.cancelFlag) Atomics.store(state.cancelFlag, 0, 1);
   await worker.cancel();
 }
 
@@ -377,10 +399,13 @@ function selectTab(which: 'md' | 'region'): void {
 }
 
 /** Export: the Markdown, or a .zip of it and the figure crops it links. */
-function exportDocument(): void {
+async function exportDocument(): Promise<void> {
+  await Promise.all([...state.figureJobs]);
   const pngs = new Map([...state.figures].map(([name, f]) => [name, f.bytes]));
   const file = exportBundle((state.doc?.name ?? 'document').replace(/\.[^.]+$/, ''), documentMarkdown(), pngs);
-  if (file.missing.length) showError(`Exported without ${file.missing.join(', ')}: the figure crop could not be made.`);
+  // only our own figure links can be missing crops; other image links are the model's text
+  const lost = file.missing.filter((n) => FIGURE_FILE.test(n));
+  if (lost.length) showError(`Exported without ${lost.join(', ')}: the figure crop could not be made.`);
   download(file.filename, new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.mime }));
 }
 
@@ -435,10 +460,10 @@ function setupControls(): void {
   $('#copy-md').addEventListener('click', () => {
     void navigator.clipboard.writeText(documentMarkdown()).then(
       () => setProgress('Markdown copied to the clipboard.', null),
-      () => showError('The browser refused clipboard access; use Export .md instead.'),
+      () => showError('The browser refused clipboard access; use Export instead.'),
     );
   });
-  $('#export-md').addEventListener('click', () => exportDocument());
+  $('#export-md').addEventListener('click', () => void exportDocument());
   window.addEventListener('resize', () => renderPageInfo());
 }
 

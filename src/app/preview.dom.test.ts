@@ -36,4 +36,14 @@ describe('renderMarkdown', () => {
     expect(imgs[0].getAttribute('src')).toBe('blob:local/abc');
     expect([...t.querySelectorAll('.image-missing')].map((e) => e.textContent)).toEqual(['[logo]', '[image]']);
   });
+
+  it('keeps no other element or attribute that could load something', () => {
+    const t = render(
+      '<table background="/b.png" style="background:url(/c.png)"><tr><td><video poster="/p.png" src="/v.mp4"></video><audio src="/a.mp3"></audio>' +
+        '<picture><source srcset="/s.png"><img src="page1-figure1.png" srcset="/t.png 2x"></picture></td></tr></table>',
+      (src) => (src === 'page1-figure1.png' ? 'blob:local/f' : undefined),
+    );
+    expect(t.querySelector('video,audio,source,picture,[background],[style],[poster],[srcset]')).toBeNull();
+    expect([...t.querySelectorAll('img')].map((i) => i.getAttribute('src'))).toEqual(['blob:local/f']);
+  });
 });

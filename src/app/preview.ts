@@ -39,7 +39,7 @@ export function liftMath(md: string): { text: string; math: MathPiece[] } {
 export function renderMarkdown(md: string, target: HTMLElement, resolveImage: (src: string) => string | undefined = () => undefined): void {
   const { text, math } = liftMath(md);
   const html = marked.parse(text, { gfm: true, async: false }) as string;
-  const clean = DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input'], FORBID_ATTR: ['id', 'name'] });
+  const clean = DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'picture', 'source', 'video', 'audio', 'track'], FORBID_ATTR: ['id', 'name', 'style', 'background', 'poster', 'srcset'] });
   // a <template> parses inertly: no image starts loading before its source is rewritten
   const tpl = document.createElement('template');
   tpl.innerHTML = clean;

@@ -35,8 +35,11 @@ export interface OcrWorkerApi {
    * Reads one page. Events stream live through `onEvent`. Throws CancelledError on cancel().
    * `detail` (PDF pages): renders a page rectangle sharper, for task encoders that read at a
    * higher resolution (engine PageDetail; `box` in pixels of `bitmap`, result `scale` times larger).
+   * `cancelFlag` (a SharedArrayBuffer-backed Int32Array, where the page is cross-origin isolated):
+   * the caller stores 1 in it to cancel. The worker reads it at every round without waiting for a
+   * message, which a worker busy in a synchronous decode (the CPU decoder) would only see at the end.
    */
-  recognizePage(pageIndex: number, bitmap: ImageBitmap, settings: DecodeSettings, onEvent?: (e: PageEvent) => void, detail?: BitmapDetail): Promise<PageResult>;
-  /** Stops the running recognizePage at its next round boundary. */
+  recognizePage(pageIndex: number, bitmap: ImageBitmap, settings: DecodeSettings, onEvent?: (e: PageEvent) => void, detail?: BitmapDetail, cancelFlag?: Int32Array): Promise<PageResult>;
+  /** Stops the running recognizePage at its next round boundary (once the worker takes the message; see `cancelFlag`). */
   cancel(): void;
 }

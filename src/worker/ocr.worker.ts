@@ -79,15 +79,17 @@ const api: OcrWorkerApi = {
     info ??= load(onProgress);
     return info;
   },
-  async recognizePage(pageIndex, bitmap, settings, onEvent, detail) {
+  async recognizePage(pageIndex, bitmap, settings, onEvent, detail, cancelFlag) {
     await api.init();
     if (!engine) {
       bitmap.close();
       throw new Error((await info)?.error ?? 'models not loaded');
     }
     signal.aborted = false;
+    // the shared flag is seen mid-decode; the message-based flag only between tasks
+    const cancelled = cancelFlag ? { get aborted() { return signal.aborted || Atomics.load(cancelFlag, 0) !== 0; } } : signal;
     const sharp: PageDetail | undefined = detail && { render: async (box, scale) => pageImage(await detail.render([box[0], box[1], box[2], box[3]], scale)) };
-    return engine.recognizePage(pageImage(bitmap), pageIndex, settings, { onEvent, signal, detail: sharp });
+    return engine.recognizePage(pageImage(bitmap), pageIndex, settings, { onEvent, signal: cancelled, detail: sharp });
   },
   cancel() {
     signal.aborted = true;
