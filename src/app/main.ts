@@ -265,8 +265,6 @@ async function keepFigures(res: PageResult, gen: number): Promise<void> {
   if (added && gen === state.generation) updateMarkdown();
 }
 
-const FIGURE_FILE = /^page\d+-figure\d+\.png$/;
-
 function clearFigures(): void {
   for (const f of state.figures.values()) URL.revokeObjectURL(f.url);
   state.figures.clear();
@@ -404,7 +402,8 @@ async function exportDocument(): Promise<void> {
   const pngs = new Map([...state.figures].map(([name, f]) => [name, f.bytes]));
   const file = exportBundle((state.doc?.name ?? 'document').replace(/\.[^.]+$/, ''), documentMarkdown(), pngs);
   // only our own figure links can be missing crops; other image links are the model's text
-  const lost = file.missing.filter((n) => FIGURE_FILE.test(n));
+  const ours = new Set([...state.results.values()].flatMap((r) => r.figures.map((f) => f.name)));
+  const lost = file.missing.filter((n) => ours.has(n));
   if (lost.length) showError(`Exported without ${lost.join(', ')}: the figure crop could not be made.`);
   download(file.filename, new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.mime }));
 }
