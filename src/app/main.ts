@@ -22,6 +22,8 @@ interface State {
   doc: OpenDocument | null;
   current: number;
   analyses: Map<number, PageAnalysis & { backend: string }>;
+  /** The resolution each analysed page was drawn at (OCR_DPI unless the page is huge). */
+  dpi: Map<number, number>;
   results: Map<number, PageResult>;
   /** Live regions (layout + partial text) of pages being read. */
   live: Map<number, RegionResult[]>;
@@ -38,7 +40,7 @@ interface State {
   /** Figure encodings still running (Export waits for them). */
   figureJobs: Set<Promise<void>>;
 }
-const state: State = { doc: null, current: 0, analyses: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null, figures: new Map(), figureJobs: new Set(), cancelFlag: null };
+const state: State = { doc: null, current: 0, analyses: new Map(), dpi: new Map(), results: new Map(), live: new Map(), selected: null, generation: 0, read: 0, running: false, engine: null, figures: new Map(), figureJobs: new Set(), cancelFlag: null };
 
 function showError(message: string | null): void {
   const box = $('#error');
@@ -81,6 +83,7 @@ async function openFile(file: File): Promise<void> {
   await state.doc?.close().catch(() => undefined);
   Object.assign(state, { doc, current: 0, selected: null });
   state.analyses.clear();
+  state.dpi.clear();
   state.results.clear();
   state.live.clear();
   clearFigures();
@@ -112,8 +115,10 @@ async function openFile(file: File): Promise<void> {
       bmp.close();
       const img = thumbs.querySelector(`[data-page="${i}"] img`) as HTMLImageElement | null;
       if (img && gen === state.generation) img.src = c.toDataURL('image/png');
-      const page = await doc.render(i, { dpi: OCR_DPI });
+      const dpi = await doc.ocrDpi(i, OCR_DPI);
+      const page = await doc.render(i, { dpi });
       const a = await worker.analyzePage(i, Comlink.transfer(page, [page]));
+      state.dpi.set(i, dpi);
       if (gen !== state.generation) return;
       state.analyses.set(i, a);
       if (i === state.current) renderPageInfo();
@@ -155,7 +160,9 @@ async function readDocument(): Promise<void> {
       if (!current() || !state.running) break;
       setProgress(`Reading page ${i + 1} of ${doc.numPages}…`, i / doc.numPages);
       try {
-        const page = await doc.render(i, { dpi: OCR_DPI });
+        // posters and other huge pages are drawn at a lower resolution (src/pdf/fit.ts)
+        const dpi = await doc.ocrDpi(i, OCR_DPI);
+        const page = await doc.render(i, { dpi });
         // a cancel pressed while the page was being drawn: do not start reading it
         if (!current() || !state.running) {
           page.close();
@@ -164,12 +171,12 @@ async function readDocument(): Promise<void> {
         const onEvent = Comlink.proxy((e: PageEvent) => {
           if (!settled.has(e.pageIndex)) onPageEvent(e, gen, read, i, doc.numPages);
         });
-        // PDFs: regions a task encoder reads at s x the resolution are re-rendered at s x 150 dpi
+        // PDFs: regions a task encoder reads at s x the resolution are re-rendered at s x the page's dpi
         const renderRect = doc.renderRect?.bind(doc);
         const detail = renderRect
           ? Comlink.proxy({
               async render(box: [number, number, number, number], scale: number) {
-                const bmp = await renderRect(i, OCR_DPI * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]);
+                const bmp = await renderRect(i, dpi * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]);
                 return Comlink.transfer(bmp, [bmp]);
               },
             })
@@ -366,7 +373,7 @@ function renderPageInfo(): void {
   const res = state.results.get(state.current);
   const stats = $('#page-stats');
   stats.innerHTML = '';
-  stats.append(pageStatsHtml(state.current, state.doc?.numPages ?? 0, a, res));
+  stats.append(pageStatsHtml(state.current, state.doc?.numPages ?? 0, a, res, state.doc?.kind === 'image' ? null : (state.dpi.get(state.current) ?? OCR_DPI)));
   const cur = currentRegions();
   drawRegions($('#overlay'), cur?.regions ?? [], cur ? ($('#page-canvas') as HTMLCanvasElement).clientWidth / cur.width : 1, state.selected, (id) => selectRegion(id));
   renderSelected();
@@ -386,7 +393,7 @@ function renderSelected(): void {
   $('#region-empty').hidden = !!r;
   const detail = $('#region-detail');
   detail.replaceChildren();
-  if (r) renderRegionDetail(detail, r, state.results.get(state.current)?.method ?? settings().method);
+  if (r) renderRegionDetail(detail, r, state.results.get(state.current)?.method ?? settings().method, state.doc?.kind === 'image' ? null : (state.dpi.get(state.current) ?? OCR_DPI));
 }
 
 function selectTab(which: 'md' | 'region'): void {

@@ -30,10 +30,13 @@ function dl(rows: Array<[string, string]>): HTMLElement {
   return d;
 }
 
-export function pageStatsHtml(index: number, numPages: number, a: (PageAnalysis & { backend?: string }) | undefined, res: PageResult | undefined): HTMLElement {
+const fmtDpi = (d: number): string => (Number.isInteger(d) ? String(d) : d.toFixed(1));
+
+/** `dpi`: the resolution the page was drawn at (null: an image, read at its own pixels). */
+export function pageStatsHtml(index: number, numPages: number, a: (PageAnalysis & { backend?: string }) | undefined, res: PageResult | undefined, dpi: number | null): HTMLElement {
   const rows: Array<[string, string]> = [['Page', `${index + 1} of ${numPages}`]];
   if (a) {
-    rows.push(['Rendered at', `${a.width} × ${a.height} px (${OCR_DPI} dpi)`]);
+    rows.push(['Rendered at', `${a.width} × ${a.height} px${dpi === null ? '' : ` (${fmtDpi(dpi)} dpi${dpi < OCR_DPI ? `, lowered from ${OCR_DPI} for a page this large` : ''})`}`]);
     rows.push(['Content box', a.contentBox ? `x ${a.contentBox.x0}–${a.contentBox.x1}, y ${a.contentBox.y0}–${a.contentBox.y1}` : 'blank page']);
     if (a.backend) rows.push(['Computed on', a.backend]);
   }
@@ -52,7 +55,7 @@ export function pageStatsHtml(index: number, numPages: number, a: (PageAnalysis 
   return dl(rows);
 }
 
-export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: Method): void {
+export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: Method, dpi: number | null): void {
   const h = document.createElement('h3');
   h.textContent = `${r.order + 1}. ${r.cls.replace('_', ' ')}${r.task ? ` — read as ${r.task}` : ' — kept as image, not read'}`;
   host.append(h);
@@ -61,7 +64,7 @@ export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: M
   host.append(
     dl([
       ['Strips', `${r.strips}${r.task === 'text' && r.strips > 1 ? ' (read line by line, in one batch)' : ''}`],
-      ['Read at', (r.detail ?? 1) > 1 ? `${OCR_DPI * r.detail!} dpi (re-rendered from the PDF)` : `${OCR_DPI} dpi`],
+      ['Read at', dpi === null ? 'the image\'s own pixels' : (r.detail ?? 1) > 1 ? `${fmtDpi(dpi * r.detail!)} dpi (re-rendered from the PDF)` : `${fmtDpi(dpi)} dpi`],
       ['Rounds', String(r.rounds.length)],
       ['Forwards', String(r.forwards.ar + r.forwards.draft + r.forwards.verify + r.forwards.cacheWrite)],
       ['TPF', r.tpf.toFixed(2)],

@@ -1,6 +1,6 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { exportBundle, linkedImages } from './export';
+import { exportBundle, linkedImages, renameImageLinks } from './export';
 
 const PNG_A = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
 const PNG_B = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 9, 8, 7, 6]);
@@ -9,6 +9,16 @@ describe('linkedImages', () => {
   it('finds image links once each, in order, and ignores plain links', () => {
     const md = 'See [the site](a.png).\n\n![Figure](page1-figure3.png)\n\ntext ![x](page2-figure1.png) ![Figure](page1-figure3.png)';
     expect(linkedImages(md)).toEqual(['page1-figure3.png', 'page2-figure1.png']);
+  });
+});
+
+describe('renameImageLinks', () => {
+  it('rewrites only link targets, keeping alt text and the rest', () => {
+    const md = '# T\n\n![Figure 1](page1-figure2.png)\n\nsee (page1-figure2.png) and ![](page2-figure1.png)\n';
+    const out = renameImageLinks(md, (n) => `report-${n}`);
+    expect(out).toBe('# T\n\n![Figure 1](report-page1-figure2.png)\n\nsee (page1-figure2.png) and ![](report-page2-figure1.png)\n');
+    expect(linkedImages(out)).toEqual(['report-page1-figure2.png', 'report-page2-figure1.png']);
+    expect(renameImageLinks('no links', () => 'x')).toBe('no links');
   });
 });
 

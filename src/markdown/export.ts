@@ -17,6 +17,14 @@ export function linkedImages(markdown: string): string[] {
 }
 
 /**
+ * The Markdown with each image link's target passed through `rename` (e.g. to prefix figure files
+ * with the document's name); the alt text and everything else are kept byte for byte.
+ */
+export function renameImageLinks(markdown: string, rename: (name: string) => string): string {
+  return markdown.replace(IMAGE_LINK, (all, name: string) => all.slice(0, all.length - name.length - 1) + rename(name) + ')');
+}
+
+/**
  * The export of one document. `figures` maps figure file names to PNG bytes; only the ones the
  * Markdown links go in. A link with no bytes (a figure that could not be cropped) is listed in
  * `missing` so the caller can say so; the Markdown is written unchanged.

@@ -4,6 +4,7 @@
 import * as pdfjs from 'pdfjs-dist';
 import pdfWorkerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { DocError, sniffKind } from './errors';
+import { fitDpi, fitScale } from './fit';
 
 pdfjs.GlobalWorkerOptions.workerSrc = pdfWorkerUrl;
 
@@ -15,7 +16,8 @@ export interface OpenDocument {
   numPages: number;
   /**
    * Renders page `index` (0-based). `longSide`: the longer side in px (thumbnails, page view);
-   * `dpi`: a print resolution (what the OCR engine reads; images are taken at their own pixels).
+   * `dpi`: a print resolution (what the OCR engine reads; images are taken at their own pixels,
+   * shrunk only past the caps of ./fit). Ask for a PDF page at `ocrDpi(index, dpi)`.
    */
   render(index: number, size: { longSide: number } | { dpi: number }): Promise<ImageBitmap>;
   /**
@@ -23,6 +25,8 @@ export interface OpenDocument {
    * `index` rendered at `dpi` — a sharper crop for the engine's PageDetail.
    */
   renderRect?(index: number, dpi: number, box: readonly [number, number, number, number]): Promise<ImageBitmap>;
+  /** The resolution ≤ `dpi` at which page `index` fits the pixel caps of ./fit (images: `dpi`). */
+  ocrDpi(index: number, dpi: number): Promise<number>;
   /** Page size in PDF points (images: pixels). */
   pageSize(index: number): Promise<{ width: number; height: number }>;
   close(): Promise<void>;
@@ -77,6 +81,11 @@ async function openPdf(name: string, bytes: ArrayBuffer): Promise<OpenDocument> 
       const page = await doc.getPage(index + 1);
       const vp = page.getViewport({ scale: 1 });
       return { width: vp.width, height: vp.height };
+    },
+    async ocrDpi(index, dpi) {
+      const page = await doc.getPage(index + 1);
+      const vp = page.getViewport({ scale: 1 });
+      return fitDpi(vp.width, vp.height, dpi);
     },
     async render(index, size) {
       try {
@@ -137,8 +146,11 @@ async function openImage(name: string, bytes: ArrayBuffer, kind: 'png' | 'jpeg')
     async pageSize() {
       return { width: bitmap.width, height: bitmap.height };
     },
+    async ocrDpi(_index, dpi) {
+      return dpi;
+    },
     async render(_index, size) {
-      const scale = 'dpi' in size ? 1 : Math.min(1, size.longSide / Math.max(bitmap.width, bitmap.height));
+      const scale = 'dpi' in size ? fitScale(bitmap.width, bitmap.height) : Math.min(1, size.longSide / Math.max(bitmap.width, bitmap.height));
       return createImageBitmap(bitmap, { resizeWidth: Math.round(bitmap.width * scale), resizeHeight: Math.round(bitmap.height * scale), resizeQuality: 'high' });
     },
     async close() {

@@ -1,7 +1,7 @@
 // The headless CLI as a user runs it: a PDF with a figure gives Markdown plus the figure crop it
 // links; bad input gives a one-line error and exit code 1.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,7 +33,8 @@ describe('npm run ocr', () => {
     expect(md).toMatch(/^#{1,2} Field Yield$/m);
     const figs = linkedImages(md);
     expect(figs).toHaveLength(1);
-    expect(figs[0]).toMatch(/^page1-figure\d+\.png$/);
+    // named after the output file, so two documents written into one folder keep their own figures
+    expect(figs[0]).toMatch(/^fig-page1-figure\d+\.png$/);
     const png = readFileSync(join(dir, figs[0]));
     expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     // the chart is 420×240 CSS px, i.e. about 656×375 px at 150 dpi
@@ -44,7 +45,19 @@ describe('npm run ocr', () => {
     expect(h).toBeLessThan(600);
     // the trace names the figure and its size, without the pixels
     const t = JSON.parse(readFileSync(trace, 'utf8')) as { pages: { figures: Array<Record<string, unknown>> }[] };
-    expect(t.pages[0].figures).toEqual([{ name: figs[0], regionId: expect.any(Number), width: w, height: h }]);
+    expect(t.pages[0].figures).toEqual([{ name: figs[0].replace(/^fig-/, ''), regionId: expect.any(Number), width: w, height: h }]);
+  }, 240_000);
+
+  it('reads a poster-sized page at a resolution under the pixel cap instead of running out of memory', async () => {
+    // 200 × 150 in: 30000 × 22500 px (675 M) at 150 dpi
+    const pdf = join(dir, 'poster.pdf');
+    writeFileSync(pdf, posterPdf(14400, 10800, ['Pixels stay on the machine.', 'Large pages are drawn smaller.']));
+    const r = await ocr([pdf, '-o', join(dir, 'poster.md'), '--backend', 'cpu']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/page 1: .*drawn at 23\.\d dpi/);
+    const md = readFileSync(join(dir, 'poster.md'), 'utf8').toLowerCase();
+    expect(md).toContain('stay on the machine');
+    expect(md).toContain('drawn smaller');
   }, 240_000);
 
   it('refuses a file that is not a PDF or an image, and unknown options, with exit code 1', async () => {
@@ -57,3 +70,24 @@ describe('npm run ocr', () => {
     expect(opt.stderr).toContain('unknown option --speed');
   }, 120_000);
 });
+
+/** A one-page PDF of `w` × `h` points with `lines` in 600 pt Helvetica, top left (byte offsets in the xref are exact). */
+function posterPdf(w: number, h: number, lines: string[]): string {
+  const text = lines.map((l, i) => `BT /F1 600 Tf 1200 ${h - 2400 - i * 900} Td (${l}) Tj ET`).join('\n');
+  const objs = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    `<< /Length ${text.length} >>\nstream\n${text}\nendstream`,
+  ];
+  let out = '%PDF-1.4\n';
+  const at: number[] = [];
+  objs.forEach((o, i) => {
+    at.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${at.map((n) => `${String(n).padStart(10, '0')} 00000 n \n`).join('')}`;
+  return `${out}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+}

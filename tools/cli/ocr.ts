@@ -2,11 +2,11 @@
 //   npm run ocr -- <file.pdf|png|jpg> [-o out.md] [--mode spec|ar|diffusion] [--block 32]
 //                  [--threshold 0.9] [--trace trace.json] [--backend webgpu|cpu]
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createCanvas, ImageData } from '@napi-rs/canvas';
-import { DEFAULT_SETTINGS, type DecodeSettings, type PageResult } from '../../src/engine/types';
+import { DEFAULT_SETTINGS, OCR_DPI, type DecodeSettings, type PageResult } from '../../src/engine/types';
 import { assembleDocument } from '../../src/markdown/assemble';
-import { linkedImages } from '../../src/markdown/export';
+import { linkedImages, renameImageLinks } from '../../src/markdown/export';
 import { toRGBA, type Image } from '../../src/recognizer/image';
 import { DocError, sniffKind, userMessage } from '../../src/pdf/errors';
 import { createNodeEngine } from './node-engine';
@@ -53,20 +53,25 @@ async function main(): Promise<void> {
   console.error(`engine: ${engine.index.recognizer} + ${engine.layout.name}, decoder on ${engine.backend}, ${settings.method} B=${settings.blockSize}`);
   const pages: PageResult[] = [];
   let i = 0;
-  for await (const { image, detail } of pageImages(bytes)) {
+  for await (const { image, detail, dpi } of pageImages(bytes)) {
     const res = await engine.recognizePage(image, i, settings, { detail });
     const s = res.stats;
-    console.error(`page ${i + 1}: ${s.regions} regions, ${s.tokens} tokens, TPF ${s.tpf.toFixed(2)}, ${s.totalMs.toFixed(0)} ms`);
+    const lowered = dpi !== null && dpi < OCR_DPI ? `, drawn at ${dpi.toFixed(1)} dpi (a page this large at ${OCR_DPI} dpi passes the pixel cap)` : '';
+    console.error(`page ${i + 1}: ${s.regions} regions, ${s.tokens} tokens, TPF ${s.tpf.toFixed(2)}, ${s.totalMs.toFixed(0)} ms${lowered}`);
     pages.push(res);
     i++;
   }
-  const md = assembleDocument(pages.map((p) => p.markdown));
+  let md = assembleDocument(pages.map((p) => p.markdown));
   const figures = pages.flatMap((p) => p.figures);
   if (o.out) {
+    // the figure crops the Markdown links go beside it, named after it (out/a.md → out/a-page1-figure2.png),
+    // so documents written into one folder do not overwrite each other's figures
+    const stem = basename(o.out).replace(/\.[^.]*$/, '') || 'document';
+    const ours = new Set(figures.map((f) => f.name));
+    md = renameImageLinks(md, (n) => (ours.has(n) ? `${stem}-${n}` : n));
     writeFileSync(o.out, md);
-    // the figure crops the Markdown links, beside it
     const linked = new Set(linkedImages(md));
-    for (const f of figures) if (linked.has(f.name)) writeFileSync(join(dirname(o.out), f.name), png(f.image));
+    for (const f of figures) if (linked.has(`${stem}-${f.name}`)) writeFileSync(join(dirname(o.out), `${stem}-${f.name}`), png(f.image));
     if (figures.length) console.error(`${figures.length} figure crop${figures.length === 1 ? '' : 's'} written beside ${o.out}`);
   } else {
     process.stdout.write(md);

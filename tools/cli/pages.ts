@@ -1,10 +1,12 @@
 // Page images in Node: PDFs through pdf.js (legacy build + @napi-rs/canvas), PNG/JPEG through
-// @napi-rs/canvas. Same 150 dpi as the app gives the engine; a PDF page also comes with a
-// PageDetail that re-renders a rectangle of it sharper (task encoders of input scale > 1).
+// @napi-rs/canvas. Same 150 dpi as the app gives the engine (lowered, as there, for pages past the
+// pixel caps of src/pdf/fit.ts); a PDF page also comes with a PageDetail that re-renders a rectangle
+// of it sharper (task encoders of input scale > 1).
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import type { PageDetail } from '../../src/engine/engine';
 import { OCR_DPI } from '../../src/engine/types';
 import { DocError, sniffKind } from '../../src/pdf/errors';
+import { fitDpi, fitScale } from '../../src/pdf/fit';
 import type { Image } from '../../src/recognizer/image';
 
 export { OCR_DPI };
@@ -13,6 +15,8 @@ export interface SourcePage {
   image: Image;
   /** PDFs only: valid until the generator moves to the next page. */
   detail?: PageDetail;
+  /** The resolution the PDF page was drawn at (below the asked one for huge pages); null for images. */
+  dpi: number | null;
 }
 
 interface PdfPageLike {
@@ -45,13 +49,15 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
     } catch (e) {
       throw new DocError('unsupported-image', (e as Error).message);
     }
-    const c = createCanvas(img.width, img.height);
+    const k = fitScale(img.width, img.height);
+    const w = Math.round(img.width * k), h = Math.round(img.height * k);
+    const c = createCanvas(w, h);
     const ctx = c.getContext('2d');
     ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, img.width, img.height);
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, img.width, img.height);
-    yield { image: { width: img.width, height: img.height, channels: 4, data: new Uint8Array(d.data.buffer) } };
+    ctx.fillRect(0, 0, w, h);
+    ctx.drawImage(img, 0, 0, w, h);
+    const d = ctx.getImageData(0, 0, w, h);
+    yield { image: { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) }, dpi: null };
     return;
   }
   if (kind !== 'pdf') throw new DocError('not-pdf');
@@ -68,12 +74,14 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
   try {
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i);
-      const vp = page.getViewport({ scale: dpi / 72 });
-      const image = await renderRect(page, dpi, [0, 0, Math.round(vp.width), Math.round(vp.height)]);
+      const pt = page.getViewport({ scale: 1 });
+      const pageDpi = fitDpi(pt.width, pt.height, dpi);
+      const vp = page.getViewport({ scale: pageDpi / 72 });
+      const image = await renderRect(page, pageDpi, [0, 0, Math.round(vp.width), Math.round(vp.height)]);
       const detail: PageDetail = {
-        render: (box, scale) => renderRect(page, dpi * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]),
+        render: (box, scale) => renderRect(page, pageDpi * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]),
       };
-      yield { image, detail };
+      yield { image, detail, dpi: pageDpi };
       page.cleanup();
     }
   } finally {
