@@ -4,7 +4,7 @@ import type { LayoutModel, LayoutRegion, OcrEngine } from '../../src/engine/engi
 import type { DecodeSettings, PageEvent, PageResult } from '../../src/engine/types.ts';
 import type { Image } from '../../src/recognizer/image.ts';
 import { REGION_CLASSES, type RegionClass } from '../../src/markdown/types.ts';
-import { pageTextEdits, type OrderedText } from '../../src/eval/page.ts';
+import { pageTextEdits, readingOrderText, type OrderedText } from '../../src/eval/page.ts';
 import type { PageRecordRun, SpeedMethod } from '../../src/eval/summary.ts';
 import { now } from './timed-backend.ts';
 
@@ -68,7 +68,7 @@ export async function runPages(engine: OcrEngine, pages: PageSample[], o: PageRu
     for (const method of order) {
       const r = await readPage(engine, p, i, method, o);
       o.onResult?.(p, method, r.result, r.ms);
-      runs.push({ page: p.truth.id, method, ms: r.ms, tokens: r.result.stats.tokens, forwards: r.result.stats.forwards, edits: pageTextEdits(resultText(r.result), truthText(p.truth)) });
+      runs.push({ page: p.truth.id, method, ms: r.ms, tokens: r.result.stats.tokens, forwards: r.result.stats.forwards, edits: pageTextEdits(resultText(r.result), truthText(p.truth)), text: readingOrderText(resultText(r.result)) });
       o.log(`page ${i + 1}/${pages.length} ${p.truth.id} ${method}: ${(r.ms / 1000).toFixed(1)} s, ${r.result.stats.regions} regions, TPF ${r.result.stats.tpf.toFixed(2)}`);
     }
   }

@@ -188,6 +188,8 @@ export interface PageRecordRun {
   forwards: number;
   /** Body text in reading order vs ground truth. */
   edits: EditCount;
+  /** The body text read, in reading order (src/eval/page.ts), kept so a CER change can be traced. */
+  text?: string;
 }
 
 export interface PageSpeed {
