@@ -118,8 +118,8 @@ async function openFile(file: File): Promise<void> {
       const dpi = await doc.ocrDpi(i, OCR_DPI);
       const page = await doc.render(i, { dpi });
       const a = await worker.analyzePage(i, Comlink.transfer(page, [page]));
-      state.dpi.set(i, dpi);
       if (gen !== state.generation) return;
+      state.dpi.set(i, dpi);
       state.analyses.set(i, a);
       if (i === state.current) renderPageInfo();
     } catch (e) {
@@ -184,6 +184,7 @@ async function readDocument(): Promise<void> {
         const res = await worker.recognizePage(i, Comlink.transfer(page, [page]), s, onEvent, detail, cancelFlag);
         if (!current()) return;
         settled.add(i);
+        state.dpi.set(i, dpi);
         state.results.set(i, res);
         state.live.delete(i);
         const job = keepFigures(res, gen).finally(() => state.figureJobs.delete(job));

@@ -64,7 +64,7 @@ export function renderRegionDetail(host: HTMLElement, r: RegionResult, method: M
   host.append(
     dl([
       ['Strips', `${r.strips}${r.task === 'text' && r.strips > 1 ? ' (read line by line, in one batch)' : ''}`],
-      ['Read at', dpi === null ? 'the image\'s own pixels' : (r.detail ?? 1) > 1 ? `${fmtDpi(dpi * r.detail!)} dpi (re-rendered from the PDF)` : `${fmtDpi(dpi)} dpi`],
+      ['Read at', dpi === null ? 'the image file\'s pixels (shrunk only past the page pixel cap)' : (r.detail ?? 1) > 1 ? `${fmtDpi(dpi * r.detail!)} dpi (re-rendered from the PDF)` : `${fmtDpi(dpi)} dpi`],
       ['Rounds', String(r.rounds.length)],
       ['Forwards', String(r.forwards.ar + r.forwards.draft + r.forwards.verify + r.forwards.cacheWrite)],
       ['TPF', r.tpf.toFixed(2)],

@@ -9,6 +9,7 @@ import type { DecodeResult, RoundTrace } from '../decoding/trace';
 import { assemblePage } from '../markdown/assemble';
 import { taskOf, type RegionClass } from '../markdown/types';
 import { crop, type Image } from '../recognizer/image';
+import { MAX_PAGE_PIXELS } from '../pdf/fit';
 import { regionCropBox } from '../layout/crops';
 import { buildPrefix, createDecoder, loadModel, type DecoderBackend, type PrefixInput } from '../recognizer/model';
 import { Tokenizer } from '../recognizer/tokenizer';
@@ -279,7 +280,9 @@ export class OcrEngine {
       check();
       const box = regionCropBox(page, r.box, r.cls, REGION_MARGIN);
       const s = this.encoderFor(r.task!).scale;
-      const sharp = s > 1 && hooks.detail ? await detailCrop(hooks.detail, box, s) : null;
+      // a sharper re-render, unless it would pass the page pixel cap (a huge region of a poster)
+      const sharpPixels = (box[2] - box[0]) * (box[3] - box[1]) * s * s;
+      const sharp = s > 1 && hooks.detail && sharpPixels <= MAX_PAGE_PIXELS ? await detailCrop(hooks.detail, box, s) : null;
       const u = await this.regionUnits(sharp ?? crop(page, box), r.task!);
       r.strips = u.strips;
       r.detail = sharp ? s : 1;
@@ -307,7 +310,7 @@ export class OcrEngine {
       r.stop = m.stop;
       hooks.onEvent?.({ type: 'region-done', pageIndex, region: r });
     });
-    // figures are not read: their pixels (150 dpi page crop) go out beside the Markdown that links them
+    // figures are not read: their pixels (a crop of the page image) go out beside the Markdown that links them
     const figures: FigureImage[] = regions
       .filter((r) => r.cls === 'figure')
       .map((r) => ({ name: figureName(pageIndex, r.id), regionId: r.id, image: crop(page, r.box) }))

@@ -53,32 +53,44 @@ async function main(): Promise<void> {
   console.error(`engine: ${engine.index.recognizer} + ${engine.layout.name}, decoder on ${engine.backend}, ${settings.method} B=${settings.blockSize}`);
   const pages: PageResult[] = [];
   let i = 0;
-  for await (const { image, detail, dpi } of pageImages(bytes)) {
+  for await (const { image, detail, dpi, shrink } of pageImages(bytes)) {
     const res = await engine.recognizePage(image, i, settings, { detail });
     const s = res.stats;
-    const lowered = dpi !== null && dpi < OCR_DPI ? `, drawn at ${dpi.toFixed(1)} dpi (a page this large at ${OCR_DPI} dpi passes the pixel cap)` : '';
+    const lowered =
+      dpi !== null && dpi < OCR_DPI
+        ? `, drawn at ${dpi.toFixed(1)} dpi (a page this large at ${OCR_DPI} dpi passes the pixel cap)`
+        : shrink < 1
+          ? `, image shrunk to ${(shrink * 100).toFixed(1)} % (${image.width} × ${image.height} px) to fit the pixel cap`
+          : '';
     console.error(`page ${i + 1}: ${s.regions} regions, ${s.tokens} tokens, TPF ${s.tpf.toFixed(2)}, ${s.totalMs.toFixed(0)} ms${lowered}`);
     pages.push(res);
     i++;
   }
   let md = assembleDocument(pages.map((p) => p.markdown));
   const figures = pages.flatMap((p) => p.figures);
+  /** engine figure name → the file it was written as */
+  const fileOf = new Map<string, string>();
   if (o.out) {
     // the figure crops the Markdown links go beside it, named after it (out/a.md → out/a-page1-figure2.png),
     // so documents written into one folder do not overwrite each other's figures
-    const stem = basename(o.out).replace(/\.[^.]*$/, '') || 'document';
-    const ours = new Set(figures.map((f) => f.name));
-    md = renameImageLinks(md, (n) => (ours.has(n) ? `${stem}-${n}` : n));
+    // (the stem is reduced to characters a bare Markdown link target may hold: no spaces or parentheses)
+    const stem = basename(o.out).replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'document';
+    for (const f of figures) fileOf.set(f.name, `${stem}-${f.name}`);
+    md = renameImageLinks(md, (n) => fileOf.get(n) ?? n);
     writeFileSync(o.out, md);
     const linked = new Set(linkedImages(md));
-    for (const f of figures) if (linked.has(`${stem}-${f.name}`)) writeFileSync(join(dirname(o.out), `${stem}-${f.name}`), png(f.image));
+    for (const f of figures) if (linked.has(fileOf.get(f.name)!)) writeFileSync(join(dirname(o.out), fileOf.get(f.name)!), png(f.image));
     if (figures.length) console.error(`${figures.length} figure crop${figures.length === 1 ? '' : 's'} written beside ${o.out}`);
   } else {
     process.stdout.write(md);
     if (figures.length) console.error(`${figures.length} figure link${figures.length === 1 ? '' : 's'} in the Markdown: give -o to write the crops too`);
   }
-  // the trace keeps each figure's name and size, not its pixels
-  const tracePages = pages.map((p) => ({ ...p, figures: p.figures.map((f) => ({ name: f.name, regionId: f.regionId, width: f.image.width, height: f.image.height })) }));
+  // the trace keeps each figure's name (the file written, with -o) and size, not its pixels
+  const tracePages = pages.map((p) => ({
+    ...p,
+    markdown: renameImageLinks(p.markdown, (n) => fileOf.get(n) ?? n),
+    figures: p.figures.map((f) => ({ name: fileOf.get(f.name) ?? f.name, regionId: f.regionId, width: f.image.width, height: f.image.height })),
+  }));
   if (o.trace) writeFileSync(o.trace, JSON.stringify({ file: o.file, settings, backend: engine.backend, model: engine.index, pages: tracePages }, null, 1));
   engine.dispose();
 }

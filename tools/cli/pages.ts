@@ -17,6 +17,8 @@ export interface SourcePage {
   detail?: PageDetail;
   /** The resolution the PDF page was drawn at (below the asked one for huge pages); null for images. */
   dpi: number | null;
+  /** Images: the factor they were shrunk by to fit the pixel caps (1: their own pixels); PDFs: 1. */
+  shrink: number;
 }
 
 interface PdfPageLike {
@@ -57,7 +59,7 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
     ctx.fillRect(0, 0, w, h);
     ctx.drawImage(img, 0, 0, w, h);
     const d = ctx.getImageData(0, 0, w, h);
-    yield { image: { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) }, dpi: null };
+    yield { image: { width: w, height: h, channels: 4, data: new Uint8Array(d.data.buffer) }, dpi: null, shrink: k };
     return;
   }
   if (kind !== 'pdf') throw new DocError('not-pdf');
@@ -81,7 +83,7 @@ export async function* pageImages(bytes: Uint8Array, dpi = OCR_DPI): AsyncGenera
       const detail: PageDetail = {
         render: (box, scale) => renderRect(page, pageDpi * scale, [box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale]),
       };
-      yield { image, detail, dpi: pageDpi };
+      yield { image, detail, dpi: pageDpi, shrink: 1 };
       page.cleanup();
     }
   } finally {
