@@ -97,6 +97,11 @@ describe('page text in reading order', () => {
     expect(e.edits).toBe(12);
     expect(pageTextEdits(ref, ref).edits).toBe(0);
   });
+  it('charges a stray `$` as one character, not as the words it would pair up to the next formula', () => {
+    const truth = [{ cls: 'text', order: 0, text: 'dbus 1.8.8 also cut it to eight $\\sigma\\equiv10$ here' }];
+    const read = [{ cls: 'text', order: 0, text: 'dbus 1.8.8$ also cut it to eight $\\sigma \\equiv 10$ here' }];
+    expect(pageTextEdits(read, truth).edits).toBe(1);
+  });
   it('counts a missed region as deletions', () => {
     const pred = ref.filter((r) => r.cls !== 'title');
     expect(pageTextEdits(pred, ref).edits).toBe('Title '.length);

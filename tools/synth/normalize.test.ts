@@ -9,7 +9,16 @@ describe('normalizeText', () => {
     expect(normalizeText('e\u0301')).toBe('\u00e9');
   });
   it('normalizes inline math bodies', () => {
-    expect(normalizeText('where $ x ^{2} \\le  y $ holds')).toBe('where $x^2\\leq y$ holds');
+    expect(normalizeText('where $x ^{2} \\le  y$ holds')).toBe('where $x^2\\leq y$ holds');
+  });
+  it('finds inline math as the preview renders it: a stray or spaced `$` opens nothing', () => {
+    // a stray `$` in running text does not pair with the next formula's `$`
+    expect(normalizeText('dbus 1.8.8$ also reduced it to eight $\\sigma \\equiv 10$ here')).toBe('dbus 1.8.8$ also reduced it to eight $\\sigma\\equiv10$ here');
+    expect(normalizeText('costs $5 and $10 a  day')).toBe('costs $5 and $10 a day');
+    expect(normalizeText('an escaped \\$x ^{2}$ is text')).toBe('an escaped \\$x ^{2}$ is text');
+    // `$ x $` (spaces inside) is not math in pandoc or our preview, so its body is left alone
+    expect(normalizeText('where $ x ^{2} $ holds')).toBe('where $ x ^{2} $ holds');
+    expect(normalizeText('$a^{2}$ and $b^{2}$')).toBe('$a^2$ and $b^2$');
   });
   it('is idempotent', () => {
     const s = 'The value $\\frac{a}{b}$ and $\\alpha b$ end.';

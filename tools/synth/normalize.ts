@@ -3,7 +3,7 @@
  * Pure TypeScript, no DOM: the generator, the crop exporter, training and evaluation import it.
  *
  * Text:    Unicode NFC; every run of whitespace -> one space; trimmed. Inline math is written
- *          `$...$` and its body is LaTeX in normal form (below).
+ *          `$...$` (found as renderers find it: INLINE_MATH) and its body is LaTeX in normal form (below).
  * LaTeX:   tokens are control words (\alpha), control symbols (\{ \, \\), and single characters.
  *          Whitespace is dropped, except one space after a control word when the next token is a
  *          letter (needed to keep `\alpha b` apart), and inside \text{...}-like groups where runs
@@ -19,11 +19,19 @@
 
 const WS = /\s+/g;
 
+/**
+ * Inline math as Markdown renderers (pandoc, KaTeX auto-render, our preview) find it: an opening `$`
+ * not escaped and followed by a non-space, a closing `$` preceded by a non-space and not followed
+ * by a digit. So a stray `$` in running text ("costs $5", "1.8.8$ also") opens nothing, instead of
+ * pairing with the next formula's `$` and turning the words between into "math".
+ */
+const INLINE_MATH = /(^|[^\\$])\$([^\s$](?:[^$]*?[^\s\\$])?)\$(?!\d)/g;
+
 export function normalizeText(s: string): string {
   const t = s.normalize('NFC').replace(WS, ' ').trim();
   if (!t.includes('$')) return t;
   // normalize inline math bodies
-  return t.replace(/\$([^$]+)\$/g, (_m, body: string) => `$${normalizeLatex(body)}$`);
+  return t.replace(INLINE_MATH, (_m, pre: string, body: string) => `${pre}$${normalizeLatex(body)}$`);
 }
 
 // ---------------------------------------------------------------- LaTeX
