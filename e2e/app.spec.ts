@@ -43,6 +43,18 @@ test('drop a PDF: pages render with thumbnails and the worker reports each page'
   expect(foreignRequests(reqs, ORIGIN)).toEqual([]);
 });
 
+test('a poster-sized page is drawn under the pixel cap, at a lower dpi the panel names', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+  // 200 × 150 in: 30000 × 22500 px at 150 dpi, past any canvas; drawn at 23.1 dpi (16 M pixels)
+  await dropFile(page, fixture('poster.pdf'));
+  await expect(page.locator('body')).toHaveAttribute('data-state', 'analyzed');
+  await expect(page.locator('dd[data-key="Rendered at"]')).toHaveText('4614 × 3461 px (23.1 dpi, lowered from 150 for a page this large)');
+  await expect(page.locator('#error')).toBeHidden();
+  const box = await page.locator('dd[data-key="Content box"]').innerText();
+  expect(box).toMatch(/x \d+–\d+, y \d+–\d+/);
+});
+
 for (const [file, message] of [
   ['not-a-pdf.pdf', /not a PDF/],
   ['corrupt.pdf', /damaged/],

@@ -1,7 +1,7 @@
 // The headless CLI as a user runs it: a PDF with a figure gives Markdown plus the figure crop it
 // links; bad input gives a one-line error and exit code 1.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,9 +51,9 @@ describe('npm run ocr', () => {
 
   it('reads a poster-sized page at a resolution under the pixel cap instead of running out of memory', async () => {
     // 200 × 150 in: 30000 × 22500 px (675 M) at 150 dpi
-    const pdf = join(dir, 'poster.pdf');
-    writeFileSync(pdf, posterPdf(14400, 10800, ['Pixels stay on the machine.', 'Large pages are drawn smaller.']));
-    const r = await ocr([pdf, '-o', join(dir, 'poster.md'), '--backend', 'cpu']);
+    // e2e/fixtures/poster.pdf: two lines of 600 pt text, "Pixels stay on the machine." and
+    // "Large pages are drawn smaller." (e2e/fixtures/poster.mjs)
+    const r = await ocr(['e2e/fixtures/poster.pdf', '-o', join(dir, 'poster.md'), '--backend', 'cpu']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/page 1: .*drawn at 23\.\d dpi/);
     const md = readFileSync(join(dir, 'poster.md'), 'utf8').toLowerCase();
@@ -72,23 +72,3 @@ describe('npm run ocr', () => {
   }, 120_000);
 });
 
-/** A one-page PDF of `w` × `h` points with `lines` in 600 pt Helvetica, top left (byte offsets in the xref are exact). */
-function posterPdf(w: number, h: number, lines: string[]): string {
-  const text = lines.map((l, i) => `BT /F1 600 Tf 1200 ${h - 2400 - i * 900} Td (${l}) Tj ET`).join('\n');
-  const objs = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
-    `<< /Length ${text.length} >>\nstream\n${text}\nendstream`,
-  ];
-  let out = '%PDF-1.4\n';
-  const at: number[] = [];
-  objs.forEach((o, i) => {
-    at.push(out.length);
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${at.map((n) => `${String(n).padStart(10, '0')} 00000 n \n`).join('')}`;
-  return `${out}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-}
