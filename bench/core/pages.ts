@@ -68,7 +68,8 @@ export async function runPages(engine: OcrEngine, pages: PageSample[], o: PageRu
     for (const method of order) {
       const r = await readPage(engine, p, i, method, o);
       o.onResult?.(p, method, r.result, r.ms);
-      runs.push({ page: p.truth.id, method, ms: r.ms, tokens: r.result.stats.tokens, forwards: r.result.stats.forwards, edits: pageTextEdits(resultText(r.result), truthText(p.truth)), text: readingOrderText(resultText(r.result)) });
+      const read = resultText(r.result);
+      runs.push({ page: p.truth.id, method, ms: r.ms, tokens: r.result.stats.tokens, forwards: r.result.stats.forwards, edits: pageTextEdits(read, truthText(p.truth)), text: readingOrderText(read) });
       o.log(`page ${i + 1}/${pages.length} ${p.truth.id} ${method}: ${(r.ms / 1000).toFixed(1)} s, ${r.result.stats.regions} regions, TPF ${r.result.stats.tpf.toFixed(2)}`);
     }
   }

@@ -115,8 +115,7 @@ async function openFile(file: File): Promise<void> {
       bmp.close();
       const img = thumbs.querySelector(`[data-page="${i}"] img`) as HTMLImageElement | null;
       if (img && gen === state.generation) img.src = c.toDataURL('image/png');
-      const dpi = await doc.ocrDpi(i, OCR_DPI);
-      const page = await doc.render(i, { dpi });
+      const { page, dpi } = await renderForOcr(doc, i);
       const a = await worker.analyzePage(i, Comlink.transfer(page, [page]));
       if (gen !== state.generation) return;
       state.dpi.set(i, dpi);
@@ -130,6 +129,17 @@ async function openFile(file: File): Promise<void> {
     document.body.dataset.state = 'analyzed';
     if (state.engine?.model) void readDocument();
   }
+}
+
+/** Page `i` as the engine reads it: at OCR_DPI, lower for posters and other huge pages (src/pdf/fit.ts). */
+async function renderForOcr(doc: OpenDocument, i: number): Promise<{ page: ImageBitmap; dpi: number }> {
+  const dpi = await doc.ocrDpi(i, OCR_DPI);
+  return { page: await doc.render(i, { dpi }), dpi };
+}
+
+/** The dpi the shown page was drawn at (null for an image, read at its own pixels). */
+function currentDpi(): number | null {
+  return state.doc?.kind === 'image' ? null : (state.dpi.get(state.current) ?? OCR_DPI);
 }
 
 const isCancel = (e: unknown): boolean => (e as Error)?.name === 'CancelledError' || /cancelled/.test(String((e as Error)?.message));
@@ -160,9 +170,7 @@ async function readDocument(): Promise<void> {
       if (!current() || !state.running) break;
       setProgress(`Reading page ${i + 1} of ${doc.numPages}…`, i / doc.numPages);
       try {
-        // posters and other huge pages are drawn at a lower resolution (src/pdf/fit.ts)
-        const dpi = await doc.ocrDpi(i, OCR_DPI);
-        const page = await doc.render(i, { dpi });
+        const { page, dpi } = await renderForOcr(doc, i);
         // a cancel pressed while the page was being drawn: do not start reading it
         if (!current() || !state.running) {
           page.close();
@@ -374,7 +382,7 @@ function renderPageInfo(): void {
   const res = state.results.get(state.current);
   const stats = $('#page-stats');
   stats.innerHTML = '';
-  stats.append(pageStatsHtml(state.current, state.doc?.numPages ?? 0, a, res, state.doc?.kind === 'image' ? null : (state.dpi.get(state.current) ?? OCR_DPI)));
+  stats.append(pageStatsHtml(state.current, state.doc?.numPages ?? 0, a, res, currentDpi()));
   const cur = currentRegions();
   drawRegions($('#overlay'), cur?.regions ?? [], cur ? ($('#page-canvas') as HTMLCanvasElement).clientWidth / cur.width : 1, state.selected, (id) => selectRegion(id));
   renderSelected();
@@ -394,7 +402,7 @@ function renderSelected(): void {
   $('#region-empty').hidden = !!r;
   const detail = $('#region-detail');
   detail.replaceChildren();
-  if (r) renderRegionDetail(detail, r, state.results.get(state.current)?.method ?? settings().method, state.doc?.kind === 'image' ? null : (state.dpi.get(state.current) ?? OCR_DPI));
+  if (r) renderRegionDetail(detail, r, state.results.get(state.current)?.method ?? settings().method, currentDpi());
 }
 
 function selectTab(which: 'md' | 'region'): void {
